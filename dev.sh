@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# PPB developer entry point: installs what is missing, builds, tests, serves.
+#   ./dev.sh serve [--port N]   build everything and serve build/site on http://127.0.0.1:8000
+#   ./dev.sh test               build everything and run every suite; ends with "N passed, N failed"
+#   ./dev.sh build              build the native engine, CLI, tests, the WASM module and the site
+#   ./dev.sh bench              run the native benchmarks (medians of repeated runs)
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+LOGS="$ROOT/build/logs"
+JOBS=$(nproc 2>/dev/null || echo 2)
+export NODE_PATH=/usr/share/nodejs  # Debian's emscripten needs acorn from here to link at -O1+
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'dev.sh: %s\n' "$*" >&2; exit 1; }
+
+# Runs a command with its output in a log file; on failure shows the end of the log.
+quietly() {
+  local name=$1; shift
+  mkdir -p "$LOGS"
+  if ! "$@" >"$LOGS/$name.log" 2>&1; then
+    tail -n 40 "$LOGS/$name.log" >&2
+    die "$name failed (full log: build/logs/$name.log)"
+  fi
+}
+
+# ---- setup: Debian packages and npm packages, only what is missing --------------------------
+APT_PACKAGES=(cmake make g++ nlohmann-json3-dev libgtest-dev googletest libbenchmark-dev emscripten chromium)
+
+install_apt() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  command -v node >/dev/null 2>&1 || missing+=(nodejs)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  quietly apt-update $sudo apt-get update -qq ||
+    die "apt-get update failed; check the network access to Debian's archive"
+  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >"$LOGS/apt-install.log" 2>&1; then
+    tail -n 20 "$LOGS/apt-install.log" >&2
+    die "could not install ${missing[*]} from Debian's archive (see build/logs/apt-install.log)"
+  fi
+}
+
+install_npm() {
+  if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then return 0; fi
+  say "installing npm packages (package-lock.json)"
+  quietly npm-ci npm ci --no-audit --no-fund --loglevel=error
+}
+
+setup() {
+  mkdir -p "$LOGS"
+  install_apt
+  install_npm
+}
+
+# ---- build ------------------------------------------------------------------------------------
+build_native() {
+  say "native build (build/native)"
+  quietly cmake-native cmake -S . -B build/native -DPPB_WERROR=ON
+  quietly build-native cmake --build build/native -j "$JOBS"
+}
+
+build_wasm() {
+  say "WASM build (build/wasm) and site (build/site)"
+  # emcmake's default emulator flag is rejected by node 20; run node plainly.
+  quietly cmake-wasm emcmake cmake -S . -B build/wasm -DPPB_WERROR=ON -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
+  quietly build-wasm cmake --build build/wasm -j "$JOBS"
+}
+
+build_all() {
+  setup
+  build_native
+  build_wasm
+}
+
+# ---- test -------------------------------------------------------------------------------------
+PASSED=0
+FAILED=0
+
+# Adds a GoogleTest run's counts; a run that dies before its summary counts as one failure.
+gtest_suite() {
+  local name=$1; shift
+  say "$name"
+  local log="$LOGS/$name.log" status=0
+  "$@" >"$log" 2>&1 || status=$?
+  local passed failed
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p' "$log" | tail -n1)
+  failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\?, listed below:/\1/p' "$log" | tail -n1)
+  passed=${passed:-0}
+  failed=${failed:-0}
+  if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  grep -E '^\[  FAILED  \]|Failure$' "$log" | head -n 40 || true
+  echo "$name: $passed passed, $failed failed"
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed))
+}
+
+# Adds a node --test run's counts.
+node_suite() {
+  local name=$1; shift
+  say "$name"
+  local log="$LOGS/$name.log" status=0
+  "$@" >"$log" 2>&1 || status=$?
+  local passed failed
+  passed=$(sed -n 's/^# pass \([0-9]*\)$/\1/p' "$log" | tail -n1)
+  failed=$(sed -n 's/^# fail \([0-9]*\)$/\1/p' "$log" | tail -n1)
+  passed=${passed:-0}
+  failed=${failed:-0}
+  if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  [ "$failed" -eq 0 ] || grep -E '^not ok|error:|Error' "$log" | head -n 40 || true
+  echo "$name: $passed passed, $failed failed"
+  PASSED=$((PASSED + passed))
+  FAILED=$((FAILED + failed))
+}
+
+# A check that is one test: passes when the command succeeds.
+check_suite() {
+  local name=$1; shift
+  say "$name"
+  if "$@" >"$LOGS/$name.log" 2>&1; then
+    PASSED=$((PASSED + 1))
+    echo "$name: 1 passed, 0 failed"
+  else
+    FAILED=$((FAILED + 1))
+    tail -n 30 "$LOGS/$name.log"
+    echo "$name: 0 passed, 1 failed"
+  fi
+}
+
+run_tests() {
+  build_all
+  gtest_suite native-tests build/native/tests/ppb_tests
+  gtest_suite wasm-tests node build/wasm/tests/ppb_tests.js
+  check_suite cli-smoke bash tests/cli_smoke.sh build/native/ppb
+  node_suite browser-tests node --test --test-reporter=tap tests/web/
+  echo
+  echo "$PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+}
+
+# ---- main -------------------------------------------------------------------------------------
+command=${1:-help}
+shift || true
+case "$command" in
+  build) build_all ;;
+  test) run_tests ;;
+  serve)
+    port=${PORT:-8000}
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --port) port=$2; shift 2 ;;
+        *) die "unknown option $1" ;;
+      esac
+    done
+    build_all
+    say "serving build/site on http://127.0.0.1:$port/ (Ctrl-C to stop)"
+    exec node tools/serve.mjs build/site --port "$port"
+    ;;
+  bench)
+    setup
+    build_native
+    say "native benchmarks (medians of 5 runs)"
+    build/native/bench/ppb_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+      --benchmark_display_aggregates_only=true "$@"
+    ;;
+  help | -h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) die "unknown command '$command'; try ./dev.sh help" ;;
+esac

@@ -1,0 +1,19 @@
+// The commands of the contract (estimate, balance, search, import, export) as one entry point
+// from a JSON string to a JSON string, shared by the CLI and the WASM module. Never throws.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ppb {
+
+struct CommandOutput {
+  std::string json;   // the contract's response: {"ok": true, ...} or {"ok": false, "errors": [...]}
+  int exit_code = 0;  // 0 result, 2 invalid request, 1 internal failure
+};
+
+CommandOutput run_command(std::string_view command, std::string_view request_json);
+
+const char* version();
+
+}  // namespace ppb

@@ -1,0 +1,71 @@
+// Per-stage memory and time of a plan: static memory from the layers a stage holds, activation
+// memory and step time from the schedule simulation, violations of the device memory limit.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ppb/model.hpp"
+#include "ppb/plan.hpp"
+#include "ppb/request.hpp"
+#include "ppb/simulate.hpp"
+
+namespace ppb {
+
+struct StageMemory {
+  double weights_mib = 0;
+  double grads_mib = 0;
+  double optimizer_mib = 0;
+  double static_mib = 0;  // weights + grads + optimizer + profiled static memory not split into them
+  double reserved_mib = 0;
+  double activation_mib = 0;  // activation peak over the step
+  double peak_mib = 0;        // static + reserved + activation peak
+  std::optional<double> limit_mib;
+  int in_flight_micro_batches = 0;
+};
+
+struct StageTime {  // per micro batch, except busy_ms and bubble_ms (per step)
+  double forward_ms = 0;
+  double backward_ms = 0;   // without recompute
+  double recompute_ms = 0;  // added to the backward by the chosen recompute options
+  double send_ms = 0;       // outgoing activation transfers (the gradient coming back costs the same)
+  double busy_ms = 0;
+  double bubble_ms = 0;
+};
+
+struct StageEstimate {
+  int stage = 0;
+  std::vector<int> virtual_stages;
+  std::vector<std::pair<int, int>> layers;  // [begin, end) per virtual stage
+  StageMemory memory;
+  StageTime time;
+};
+
+struct Violation {
+  int stage = 0;
+  double peak_mib = 0;
+  double limit_mib = 0;
+};
+
+struct Estimate {
+  Plan plan;
+  bool feasible = true;
+  double step_time_ms = 0;
+  double bubble_fraction = 0;
+  double imbalance_max_over_mean = 1;    // of per-micro-batch stage compute (forward + backward + recompute)
+  double imbalance_max_minus_min_ms = 0;
+  std::vector<StageEstimate> stages;
+  std::vector<Violation> violations;
+  SimulationResult simulation;
+};
+
+// Transfer time of `send_mib` over the device's point-to-point link.
+double transfer_ms(const Device& device, double send_mib);
+
+// What each virtual stage costs per micro batch under the plan.
+std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan);
+
+Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline);
+
+}  // namespace ppb

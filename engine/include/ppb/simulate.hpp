@@ -1,0 +1,63 @@
+// Event simulation of one training step. Every physical stage runs its operations one at a time;
+// an operation starts when its stage is free and its input has arrived; activations and gradients
+// crossing physical stages arrive after the boundary's transfer time. The result is the step time,
+// each stage's busy time and activation peak, and, on request, the timeline and the memory each
+// stage holds over time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ppb/request.hpp"
+#include "ppb/schedule.hpp"
+
+namespace ppb {
+
+// Cost of one micro batch on one virtual stage.
+struct VirtualStageCost {
+  double forward_ms = 0;
+  double backward_ms = 0;  // full backward including recompute; zb_h1 runs backward_ms - weight_ms as B
+  double weight_ms = 0;    // weight-gradient part, run as W by zero-bubble schedules
+  double activation_mib = 0;
+  double send_ms = 0;  // transfer to the next virtual stage (and the gradient back); 0 on the same device
+};
+
+struct SimulationInput {
+  int pp_degree = 1;
+  int vpp_degree = 1;
+  std::int64_t micro_batch_num = 1;
+  Schedule schedule = Schedule::one_f_one_b;
+  std::vector<VirtualStageCost> costs;  // one per virtual stage, size pp x vpp
+  bool keep_timeline = false;
+};
+
+struct TimedOp {
+  std::int32_t stage = 0;
+  std::int32_t virtual_stage = 0;
+  std::int32_t micro_batch = 0;
+  OpKind kind = OpKind::F;
+  double start_ms = 0;
+  double end_ms = 0;
+};
+
+struct MemoryPoint {
+  double time_ms = 0;
+  double activation_mib = 0;  // held from this time on
+};
+
+struct StageSimulation {
+  double busy_ms = 0;
+  double activation_peak_mib = 0;
+  int peak_in_flight = 0;  // most (virtual stage, micro batch) activations held at once
+  std::vector<MemoryPoint> memory;  // step function, kept with the timeline
+};
+
+struct SimulationResult {
+  double step_time_ms = 0;
+  std::vector<StageSimulation> stages;
+  std::vector<TimedOp> timeline;  // in execution order, kept on request
+};
+
+SimulationResult simulate(const SimulationInput& input);
+
+}  // namespace ppb

@@ -1,0 +1,96 @@
+// Command dispatch: JSON text in, the contract's response JSON out. Catches everything, so neither
+// the CLI nor the WASM boundary ever sees an exception.
+#include "ppb/commands.hpp"
+
+#include <exception>
+#include <functional>
+#include <map>
+
+#include "ppb/estimate.hpp"
+#include "ppb/io.hpp"
+#include "ppb/limits.hpp"
+#include "ppb/plan.hpp"
+
+namespace ppb {
+
+using nlohmann::json;
+
+const char* version() { return "0.1.0"; }
+
+namespace {
+
+json ok_response(const std::string& command, json result, const Diagnostics& d) {
+  json out = {{"ok", true}, {"command", command}, {"result", std::move(result)}};
+  if (!d.warnings().empty()) out["warnings"] = warnings_json(d);
+  return out;
+}
+
+CommandOutput invalid(const Diagnostics& d) {
+  json out = {{"ok", false}, {"errors", errors_json(d)}};
+  if (!d.warnings().empty()) out["warnings"] = warnings_json(d);
+  return {out.dump(), 2};
+}
+
+std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
+  auto plan = resolve_plan(request, d);
+  if (!plan) return std::nullopt;
+  const std::int64_t pairs = static_cast<std::int64_t>(plan->virtual_stages()) * plan->micro_batch_num;
+  if (pairs > limits::max_simulated_pairs) {
+    d.error("SIMULATION_LIMIT", "/pipeline/micro_batch_num",
+            "pp_degree x vpp_degree x micro_batch_num = " + std::to_string(pairs) + " exceeds the cap of " +
+                std::to_string(limits::max_simulated_pairs) + " simulated (virtual stage, micro batch) pairs.");
+    return std::nullopt;
+  }
+  return plan;
+}
+
+CommandOutput run_estimate(const json& document) {
+  Diagnostics d;
+  Request request = parse_request(document, d);
+  if (!d.ok()) return invalid(d);
+  auto plan = checked_plan(request, d);
+  if (!plan) return invalid(d);
+  const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline);
+  return {ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d).dump(), 0};
+}
+
+}  // namespace
+
+CommandOutput run_command(std::string_view command, std::string_view request_json) {
+  try {
+    static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
+        {"estimate", run_estimate},
+    };
+    auto it = commands.find(command);
+    if (it == commands.end()) {
+      std::string known;
+      for (const auto& [name, _] : commands) known += (known.empty() ? "" : ", ") + name;
+      json out = {{"ok", false},
+                  {"errors", {{{"code", "COMMAND_UNKNOWN"}, {"path", ""},
+                               {"message", "command \"" + std::string(command) + "\" is not available; commands: " + known + "."}}}}};
+      return {out.dump(), 2};
+    }
+    json document;
+    try {
+      document = json::parse(request_json.begin(), request_json.end());
+    } catch (const json::parse_error& e) {
+      json out = {{"ok", false},
+                  {"errors", {{{"code", "JSON_SYNTAX"}, {"path", ""},
+                               {"message", "the request is not valid JSON (byte " + std::to_string(e.byte) + "): " +
+                                               std::string(e.what()).substr(std::string(e.what()).find(':') + 2)}}}}};
+      return {out.dump(), 2};
+    }
+    return it->second(document);
+  } catch (const std::bad_alloc&) {
+    json out = {{"ok", false}, {"errors", {{{"code", "OUT_OF_MEMORY"}, {"path", ""}, {"message", "the engine ran out of memory on this request."}}}}};
+    return {out.dump(), 1};
+  } catch (const std::exception& e) {
+    json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", std::string("internal error: ") + e.what()}}}}};
+    return {out.dump(), 1};
+  } catch (...) {
+    json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", "internal error."}}}}};
+    return {out.dump(), 1};
+  }
+}
+
+}  // namespace ppb

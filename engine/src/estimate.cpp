@@ -1,0 +1,104 @@
+// Per-stage breakdowns around one schedule simulation.
+#include "ppb/estimate.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ppb {
+
+double transfer_ms(const Device& device, double send_mib) {
+  double ms = device.p2p_latency_ms;
+  if (device.p2p_bandwidth_gbs) ms += send_mib * 1048576.0 / (*device.p2p_bandwidth_gbs * 1e9) * 1000.0;
+  return ms;
+}
+
+std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan) {
+  const int virtual_stages = plan.virtual_stages();
+  const auto starts = plan.stage_starts();
+  std::vector<VirtualStageCost> costs(static_cast<std::size_t>(virtual_stages));
+  for (int v = 0; v < virtual_stages; ++v) {
+    auto& c = costs[static_cast<std::size_t>(v)];
+    for (int i = starts[static_cast<std::size_t>(v)]; i < starts[static_cast<std::size_t>(v) + 1]; ++i) {
+      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      const int option = plan.recompute[static_cast<std::size_t>(i)];
+      c.forward_ms += layer.forward_ms;
+      c.backward_ms += layer.backward_ms;
+      c.weight_ms += layer.weight_backward_ms;
+      if (option >= 0) {
+        const RecomputeCost& r = *layer.recompute[static_cast<std::size_t>(option)];
+        c.backward_ms += r.extra_ms;
+        c.activation_mib += r.activation_mib;
+      } else {
+        c.activation_mib += layer.activation_mib;
+      }
+    }
+    const int end = starts[static_cast<std::size_t>(v) + 1];
+    const bool crosses = v + 1 < virtual_stages && plan.physical_stage(v) != plan.physical_stage(v + 1);
+    // An empty virtual stage forwards what it received: the last layer before it sets the size.
+    if (crosses && end > 0) c.send_ms = transfer_ms(device, model.layers[static_cast<std::size_t>(end) - 1].send_mib);
+    else if (crosses) c.send_ms = device.p2p_latency_ms;
+  }
+  return costs;
+}
+
+Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline) {
+  Estimate out;
+  out.plan = plan;
+  const auto costs = virtual_stage_costs(model, device, plan);
+  SimulationInput input;
+  input.pp_degree = plan.pp_degree;
+  input.vpp_degree = plan.vpp_degree;
+  input.micro_batch_num = plan.micro_batch_num;
+  input.schedule = plan.schedule;
+  input.costs = costs;
+  input.keep_timeline = keep_timeline;
+  out.simulation = simulate(input);
+  out.step_time_ms = out.simulation.step_time_ms;
+
+  const auto starts = plan.stage_starts();
+  double bubble_sum = 0;
+  std::vector<double> compute(static_cast<std::size_t>(plan.pp_degree), 0.0);
+  for (int s = 0; s < plan.pp_degree; ++s) {
+    StageEstimate st;
+    st.stage = s;
+    for (int v = s; v < plan.virtual_stages(); v += plan.pp_degree) {
+      st.virtual_stages.push_back(v);
+      st.layers.emplace_back(starts[static_cast<std::size_t>(v)], starts[static_cast<std::size_t>(v) + 1]);
+      for (int i = starts[static_cast<std::size_t>(v)]; i < starts[static_cast<std::size_t>(v) + 1]; ++i) {
+        const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+        st.memory.weights_mib += layer.weights_mib;
+        st.memory.grads_mib += layer.grads_mib;
+        st.memory.optimizer_mib += layer.optimizer_mib;
+        st.memory.static_mib += layer.static_mib();
+        st.time.forward_ms += layer.forward_ms;
+        st.time.backward_ms += layer.backward_ms;
+        const int option = plan.recompute[static_cast<std::size_t>(i)];
+        if (option >= 0) st.time.recompute_ms += layer.recompute[static_cast<std::size_t>(option)]->extra_ms;
+      }
+      st.time.send_ms += costs[static_cast<std::size_t>(v)].send_ms;
+    }
+    const auto& sim = out.simulation.stages[static_cast<std::size_t>(s)];
+    st.memory.reserved_mib = device.reserved_mib;
+    st.memory.activation_mib = sim.activation_peak_mib;
+    st.memory.in_flight_micro_batches = sim.peak_in_flight;
+    st.memory.peak_mib = st.memory.static_mib + st.memory.reserved_mib + st.memory.activation_mib;
+    st.memory.limit_mib = device.memory_limit_mib;
+    st.time.busy_ms = sim.busy_ms;
+    st.time.bubble_ms = out.step_time_ms - sim.busy_ms;
+    bubble_sum += st.time.bubble_ms;
+    compute[static_cast<std::size_t>(s)] = st.time.forward_ms + st.time.backward_ms + st.time.recompute_ms;
+    if (device.memory_limit_mib && st.memory.peak_mib > *device.memory_limit_mib) {
+      out.feasible = false;
+      out.violations.push_back({s, st.memory.peak_mib, *device.memory_limit_mib});
+    }
+    out.stages.push_back(std::move(st));
+  }
+  out.bubble_fraction = out.step_time_ms > 0 ? bubble_sum / (plan.pp_degree * out.step_time_ms) : 0.0;
+  const auto [lo, hi] = std::minmax_element(compute.begin(), compute.end());
+  const double mean = std::accumulate(compute.begin(), compute.end(), 0.0) / static_cast<double>(compute.size());
+  out.imbalance_max_over_mean = mean > 0 ? *hi / mean : 1.0;
+  out.imbalance_max_minus_min_ms = *hi - *lo;
+  return out;
+}
+
+}  // namespace ppb

@@ -1,0 +1,579 @@
+// JSON parsing with complete validation, and response serialisation.
+#include "ppb/io.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "ppb/limits.hpp"
+#include "ppb/plan.hpp"
+
+namespace ppb {
+
+using nlohmann::json;
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+int Model::option_index(const std::string& option) const {
+  for (std::size_t i = 0; i < recompute_options.size(); ++i)
+    if (recompute_options[i] == option) return static_cast<int>(i);
+  return -1;
+}
+
+const char* schedule_name(Schedule schedule) {
+  switch (schedule) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved_1f1b: return "interleaved_1f1b";
+    case Schedule::zb_h1: return "zb_h1";
+  }
+  return "?";
+}
+
+std::optional<Schedule> schedule_from_name(const std::string& name) {
+  for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1})
+    if (name == schedule_name(s)) return s;
+  return std::nullopt;
+}
+
+namespace {
+
+const char* type_name(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+// Numbers in messages: whole numbers without a fraction, others with up to three decimals.
+std::string fmt(double x) {
+  if (std::isfinite(x) && std::fabs(x) < 1e15 && std::floor(x) == x) return std::to_string(static_cast<long long>(x));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  if (std::fabs(x) >= 1 && std::fabs(x) < 1e15) std::snprintf(buf, sizeof buf, "%.3f", x);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+// Reads the fields of one JSON object at a JSON Pointer path, reporting type and range problems
+// and, at the end, the fields it was never asked about (as warnings: unknown is not an error).
+class Fields {
+ public:
+  Fields(const json& object, std::string path, Diagnostics& diagnostics)
+      : object_(object), path_(std::move(path)), d_(diagnostics) {}
+
+  Fields(const Fields&) = delete;
+  Fields& operator=(const Fields&) = delete;
+
+  ~Fields() {
+    if (!object_.is_object()) return;
+    for (auto it = object_.begin(); it != object_.end(); ++it)
+      if (!known_.count(it.key()))
+        d_.warning("UNKNOWN_FIELD", at(it.key()), "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
+  }
+
+  [[nodiscard]] std::string at(const std::string& key) const { return path_ + "/" + pointer_token(key); }
+  [[nodiscard]] bool has(const std::string& key) { known_.insert(key); return object_.contains(key); }
+  void allow(const std::string& key) { known_.insert(key); }
+
+  const json* get(const std::string& key) {
+    known_.insert(key);
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
+  }
+
+  // A non-negative finite quantity (time, memory, bandwidth) up to limits::max_quantity.
+  std::optional<double> quantity(const std::string& key, bool positive = false) {
+    const json* j = get(key);
+    if (!j) return std::nullopt;
+    if (!j->is_number()) {
+      d_.error("TYPE_MISMATCH", at(key), key + " must be a number, not " + type_name(*j) + ".");
+      return std::nullopt;
+    }
+    const double x = j->get<double>();
+    if (!std::isfinite(x)) {
+      d_.error("NOT_FINITE", at(key), key + " must be a finite number.");
+      return std::nullopt;
+    }
+    if (x < 0 || (positive && x == 0)) {
+      d_.error("NEGATIVE", at(key), key + " is " + fmt(x) + "; it must be " + (positive ? "above" : "at least") + " 0.");
+      return std::nullopt;
+    }
+    if (x > limits::max_quantity) {
+      d_.error("TOO_LARGE", at(key), key + " is " + fmt(x) + ", above the cap of " + fmt(limits::max_quantity) + ".");
+      return std::nullopt;
+    }
+    return x;
+  }
+
+  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max,
+                                      const char* cap_code = "TOO_LARGE") {
+    const json* j = get(key);
+    if (!j) return std::nullopt;
+    return integer_value(*j, at(key), key, min, max, cap_code, d_);
+  }
+
+  static std::optional<std::int64_t> integer_value(const json& j, const std::string& path, const std::string& what,
+                                                   std::int64_t min, std::int64_t max, const char* cap_code,
+                                                   Diagnostics& d) {
+    if (!j.is_number()) {
+      d.error("TYPE_MISMATCH", path, what + " must be an integer, not " + type_name(j) + ".");
+      return std::nullopt;
+    }
+    const double x = j.get<double>();
+    if (!std::isfinite(x) || std::floor(x) != x) {
+      d.error("NOT_INTEGER", path, what + " must be a whole number, not " + fmt(x) + ".");
+      return std::nullopt;
+    }
+    if (x < static_cast<double>(min)) {
+      d.error(min >= 0 ? "NEGATIVE" : "OUT_OF_RANGE", path,
+              what + " is " + fmt(x) + "; it must be at least " + std::to_string(min) + ".");
+      return std::nullopt;
+    }
+    if (x > static_cast<double>(max)) {
+      d.error(cap_code, path, what + " is " + fmt(x) + ", above the cap of " + std::to_string(max) + ".");
+      return std::nullopt;
+    }
+    return j.is_number_float() ? static_cast<std::int64_t>(x)
+           : j.is_number_unsigned() ? static_cast<std::int64_t>(j.get<std::uint64_t>())
+                                    : j.get<std::int64_t>();
+  }
+
+  std::optional<std::string> string(const std::string& key) {
+    const json* j = get(key);
+    if (!j) return std::nullopt;
+    if (!j->is_string()) {
+      d_.error("TYPE_MISMATCH", at(key), key + " must be a string, not " + type_name(*j) + ".");
+      return std::nullopt;
+    }
+    auto s = j->get<std::string>();
+    if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
+      d_.error("TOO_LONG", at(key), key + " is " + std::to_string(s.size()) + " characters, above the cap of " +
+                                        std::to_string(limits::max_name_length) + ".");
+      return std::nullopt;
+    }
+    return s;
+  }
+
+  std::optional<bool> boolean(const std::string& key) {
+    const json* j = get(key);
+    if (!j) return std::nullopt;
+    if (!j->is_boolean()) {
+      d_.error("TYPE_MISMATCH", at(key), key + " must be true or false, not " + type_name(*j) + ".");
+      return std::nullopt;
+    }
+    return j->get<bool>();
+  }
+
+  // A child object; reports a type problem and returns null when it is not an object.
+  const json* object(const std::string& key) {
+    const json* j = get(key);
+    if (!j) return nullptr;
+    if (!j->is_object()) {
+      d_.error("TYPE_MISMATCH", at(key), key + " must be an object, not " + type_name(*j) + ".");
+      return nullptr;
+    }
+    return j;
+  }
+
+  // An array of integers in [min, max]; nullopt (with diagnostics) when any element is wrong.
+  std::optional<std::vector<std::int64_t>> integers(const std::string& key, std::int64_t min, std::int64_t max) {
+    const json* j = get(key);
+    if (!j) return std::nullopt;
+    return integer_list(*j, at(key), key, min, max, d_);
+  }
+
+  static std::optional<std::vector<std::int64_t>> integer_list(const json& j, const std::string& path,
+                                                               const std::string& what, std::int64_t min,
+                                                               std::int64_t max, Diagnostics& d) {
+    if (!j.is_array()) {
+      d.error("TYPE_MISMATCH", path, what + " must be an array of integers, not " + type_name(j) + ".");
+      return std::nullopt;
+    }
+    if (static_cast<std::int64_t>(j.size()) > limits::max_layers) {
+      d.error("TOO_LARGE", path, what + " has " + std::to_string(j.size()) + " entries, above the cap of " +
+                                     std::to_string(limits::max_layers) + ".");
+      return std::nullopt;
+    }
+    std::vector<std::int64_t> out;
+    bool ok = true;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      auto v = integer_value(j[i], path + "/" + std::to_string(i), what + "[" + std::to_string(i) + "]", min, max,
+                             "OUT_OF_RANGE", d);
+      if (v) out.push_back(*v);
+      else ok = false;
+    }
+    if (!ok) return std::nullopt;
+    return out;
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+  Diagnostics& d_;
+  std::set<std::string> known_;
+};
+
+constexpr double kMiB = 1048576.0;
+
+void parse_layer(const json& entry, const std::string& path, int entry_index, const BytesPerParam& bytes,
+                 Model& model, std::vector<Layer>& out, Diagnostics& d) {
+  if (!entry.is_object()) {
+    d.error("TYPE_MISMATCH", path, "each layer entry must be an object, not " + std::string(type_name(entry)) + ".");
+    return;
+  }
+  Fields f(entry, path, d);
+  Layer layer;
+  layer.entry = entry_index;
+  bool ok = true;
+  if (auto name = f.string("name")) layer.name = *name;
+  else if (!f.has("name")) {
+    d.error("REQUIRED", f.at("name"), "layer entry " + std::to_string(entry_index) + " needs a \"name\".");
+    ok = false;
+  } else ok = false;
+  layer.kind = f.string("kind").value_or("");
+  const auto count = f.integer("count", 1, limits::max_layers, "LAYER_LIMIT");
+  if (f.has("count") && !count) ok = false;
+  if (auto pin = f.string("pin")) {
+    if (*pin == "first") layer.pin = Pin::first;
+    else if (*pin == "last") layer.pin = Pin::last;
+    else {
+      d.error("PIN_INVALID", f.at("pin"), "pin must be \"first\" or \"last\", not \"" + *pin + "\".");
+      ok = false;
+    }
+  }
+  const auto forward = f.quantity("forward_ms");
+  if (!forward && !f.has("forward_ms")) {
+    d.error("REQUIRED", f.at("forward_ms"), "layer \"" + layer.name + "\" needs forward_ms (its forward time per micro batch).");
+    ok = false;
+  }
+  layer.forward_ms = forward.value_or(0);
+  layer.backward_ms = f.quantity("backward_ms").value_or(2 * layer.forward_ms);
+  layer.weight_backward_ms = f.quantity("weight_backward_ms").value_or(layer.backward_ms / 2);
+  if (layer.weight_backward_ms > layer.backward_ms) {
+    d.error("WEIGHT_BACKWARD_EXCEEDS", f.at("weight_backward_ms"),
+            "weight_backward_ms (" + fmt(layer.weight_backward_ms) + ") is part of backward_ms (" +
+                fmt(layer.backward_ms) + ") and cannot exceed it.");
+    ok = false;
+  }
+  const bool by_params = f.has("params");
+  const bool by_parts = f.has("weights_mib") || f.has("grads_mib") || f.has("optimizer_mib");
+  const bool by_total = f.has("static_mib");
+  if (int(by_params) + int(by_parts) + int(by_total) > 1) {
+    d.error("STATIC_MEMORY_FORMS", path,
+            "layer \"" + layer.name + "\" states static memory more than one way; give params, or "
+            "weights_mib/grads_mib/optimizer_mib, or static_mib.");
+    ok = false;
+  }
+  if (auto params = f.quantity("params")) {
+    layer.weights_mib = *params * bytes.weights / kMiB;
+    layer.grads_mib = *params * bytes.grads / kMiB;
+    layer.optimizer_mib = *params * bytes.optimizer / kMiB;
+  }
+  if (by_parts) {
+    layer.weights_mib = f.quantity("weights_mib").value_or(0);
+    layer.grads_mib = f.quantity("grads_mib").value_or(0);
+    layer.optimizer_mib = f.quantity("optimizer_mib").value_or(0);
+  }
+  layer.other_static_mib = f.quantity("static_mib").value_or(0);
+  layer.activation_mib = f.quantity("activation_mib").value_or(0);
+  layer.send_mib = f.quantity("send_mib").value_or(0);
+  layer.recompute.assign(model.recompute_options.size(), std::nullopt);
+  if (const json* rc = f.object("recompute")) {
+    for (auto it = rc->begin(); it != rc->end(); ++it) {
+      const std::string opath = f.at("recompute") + "/" + pointer_token(it.key());
+      if (it.key() == "none" || it.key() == "layers" || it.key().empty()) {
+        d.error("RECOMPUTE_OPTION_RESERVED", opath,
+                "\"" + it.key() + "\" cannot name a recompute option" +
+                    (it.key() == "none" ? " (no recompute is always available)." : "."));
+        ok = false;
+        continue;
+      }
+      if (!it.value().is_object()) {
+        d.error("TYPE_MISMATCH", opath, "recompute option \"" + it.key() + "\" must be an object with activation_mib and extra_ms.");
+        ok = false;
+        continue;
+      }
+      Fields of(it.value(), opath, d);
+      RecomputeCost cost;
+      cost.activation_mib = of.quantity("activation_mib").value_or(0);
+      cost.extra_ms = of.quantity("extra_ms").value_or(0);
+      int index = model.option_index(it.key());
+      if (index < 0) {
+        model.recompute_options.push_back(it.key());
+        for (auto& l : out) l.recompute.push_back(std::nullopt);
+        layer.recompute.push_back(std::nullopt);
+        index = static_cast<int>(model.recompute_options.size()) - 1;
+      }
+      layer.recompute[static_cast<std::size_t>(index)] = cost;
+    }
+  }
+  if (!ok) return;
+  const std::int64_t n = count.value_or(1);
+  if (static_cast<std::int64_t>(out.size()) + n > limits::max_layers) {
+    d.error("LAYER_LIMIT", f.at("count"), "the model expands to more than " + std::to_string(limits::max_layers) +
+                                              " layers, the cap; merge layers into blocks.");
+    return;
+  }
+  out.insert(out.end(), static_cast<std::size_t>(n), layer);
+}
+
+std::optional<std::vector<std::int64_t>> pipeline_partition(Fields& f, const char* key, std::int64_t min,
+                                                            std::int64_t max) {
+  return f.integers(key, min, max);
+}
+
+}  // namespace
+
+Model parse_model(const json& document, const std::string& path, const BytesPerParam& bytes, Diagnostics& d) {
+  Model model;
+  if (!document.is_object()) {
+    d.error("TYPE_MISMATCH", path, "the model must be a ppb.model.v1 object, not " + std::string(type_name(document)) + ".");
+    return model;
+  }
+  Fields f(document, path, d);
+  if (auto format = f.string("format"); format && *format != "ppb.model.v1")
+    d.error("FORMAT_UNKNOWN", f.at("format"), "format \"" + *format + "\" is not supported; this engine reads \"ppb.model.v1\".");
+  model.name = f.string("name").value_or("");
+  const json* layers = f.get("layers");
+  if (!layers) {
+    d.error("REQUIRED", f.at("layers"), "the model needs a \"layers\" array.");
+    return model;
+  }
+  if (!layers->is_array()) {
+    d.error("TYPE_MISMATCH", f.at("layers"), "layers must be an array, not " + std::string(type_name(*layers)) + ".");
+    return model;
+  }
+  if (layers->empty()) {
+    d.error("LAYERS_EMPTY", f.at("layers"), "the model has no layers; give at least one.");
+    return model;
+  }
+  if (static_cast<std::int64_t>(layers->size()) > limits::max_layers) {
+    d.error("LAYER_LIMIT", f.at("layers"), "the model has " + std::to_string(layers->size()) + " entries, above the cap of " +
+                                               std::to_string(limits::max_layers) + ".");
+    return model;
+  }
+  for (std::size_t i = 0; i < layers->size(); ++i)
+    parse_layer((*layers)[i], f.at("layers") + "/" + std::to_string(i), static_cast<int>(i), bytes, model, model.layers, d);
+  // Pinned-first layers open the list and pinned-last layers close it.
+  int phase = 0;  // 0: pinned first, 1: body, 2: pinned last
+  for (const Layer& layer : model.layers) {
+    const int want = layer.pin == Pin::first ? 0 : layer.pin == Pin::none ? 1 : 2;
+    if (want < phase) {
+      d.error("PIN_ORDER", f.at("layers") + "/" + std::to_string(layer.entry),
+              "layer \"" + layer.name + "\" is pinned " + (layer.pin == Pin::first ? "first" : "to the body") +
+                  " but comes after " + (phase == 2 ? "a layer pinned last" : "an unpinned layer") +
+                  "; pinned-first layers must open the list and pinned-last layers close it.");
+      break;
+    }
+    phase = want;
+    if (layer.pin == Pin::first) ++model.pinned_first;
+    if (layer.pin == Pin::last) ++model.pinned_last;
+  }
+  return model;
+}
+
+Request parse_request(const json& document, Diagnostics& d) {
+  Request request;
+  if (!document.is_object()) {
+    d.error("TYPE_MISMATCH", "", "the request must be a JSON object, not " + std::string(type_name(document)) + ".");
+    return request;
+  }
+  Fields top(document, "", d);
+  for (const char* section : {"balance", "search", "export", "transformer", "parallel"}) top.allow(section);
+
+  if (const json* training = top.object("training")) {
+    Fields f(*training, "/training", d);
+    request.training.global_batch_size = f.integer("global_batch_size", 1, limits::max_batch);
+    request.training.micro_batch_size = f.integer("micro_batch_size", 1, limits::max_batch);
+    request.training.dp_degree = f.integer("dp_degree", 1, limits::max_batch);
+    if (const json* bpp = f.object("bytes_per_param")) {
+      Fields b(*bpp, "/training/bytes_per_param", d);
+      request.training.bytes_per_param.weights = b.quantity("weights").value_or(request.training.bytes_per_param.weights);
+      request.training.bytes_per_param.grads = b.quantity("grads").value_or(request.training.bytes_per_param.grads);
+      request.training.bytes_per_param.optimizer = b.quantity("optimizer").value_or(request.training.bytes_per_param.optimizer);
+    }
+  }
+  if (const json* model = top.get("model")) request.model = parse_model(*model, "/model", request.training.bytes_per_param, d);
+  else d.error("MODEL_MISSING", "/model", "the request needs a \"model\" (a ppb.model.v1 document).");
+
+  if (const json* device = top.object("device")) {
+    Fields f(*device, "/device", d);
+    request.device.memory_limit_mib = f.quantity("memory_limit_mib", true);
+    request.device.reserved_mib = f.quantity("reserved_mib").value_or(0);
+    request.device.p2p_bandwidth_gbs = f.quantity("p2p_bandwidth_gbs", true);
+    request.device.p2p_latency_ms = f.quantity("p2p_latency_ms").value_or(0);
+  }
+
+  auto& p = request.pipeline;
+  if (const json* pipeline = top.object("pipeline")) {
+    Fields f(*pipeline, "/pipeline", d);
+    p.pp_degree = static_cast<int>(f.integer("pp_degree", -limits::max_pp_degree, limits::max_pp_degree).value_or(1));
+    p.vpp_degree = static_cast<int>(f.integer("vpp_degree", -limits::max_vpp_degree, limits::max_vpp_degree).value_or(1));
+    p.micro_batch_num = f.integer("micro_batch_num", -limits::max_micro_batch_num, limits::max_micro_batch_num);
+    if (auto schedule = f.string("schedule")) {
+      if (auto s = schedule_from_name(*schedule)) p.schedule = *s;
+      else
+        d.error("SCHEDULE_UNKNOWN", "/pipeline/schedule",
+                "schedule \"" + *schedule + "\" is not known; use gpipe, 1f1b, interleaved_1f1b or zb_h1.");
+    }
+    p.allow_empty_stages = f.boolean("allow_empty_stages").value_or(false);
+    p.include_timeline = f.boolean("include_timeline").value_or(false);
+
+    int forms = 0;
+    for (auto [key, form] : {std::pair{"stage_partition", PartitionForm::stage_partition},
+                             std::pair{"stage_layers", PartitionForm::stage_layers},
+                             std::pair{"layer_offset", PartitionForm::layer_offset}}) {
+      if (!f.has(key)) continue;
+      ++forms;
+      const std::int64_t lo = form == PartitionForm::layer_offset ? -limits::max_layers : -limits::max_layers;
+      if (auto values = pipeline_partition(f, key, lo, limits::max_layers)) {
+        p.partition_form = form;
+        p.partition = *values;
+      } else {
+        p.partition_form = form;
+        p.partition.clear();
+        p.partition_form = PartitionForm::even;  // already reported; avoid cascading errors
+        d.error("PARTITION_UNUSABLE", std::string("/pipeline/") + key, std::string(key) + " could not be read; see the errors above.");
+      }
+    }
+    if (forms > 1)
+      d.error("PARTITION_CONFLICT", "/pipeline",
+              "give at most one of stage_partition, stage_layers and layer_offset; they all state the partition.");
+
+    if (const json* rc = f.object("recompute")) {
+      if (rc->contains("layers")) {
+        p.recompute_form = RecomputeForm::layers;
+        Fields rf(*rc, "/pipeline/recompute", d);
+        if (rc->size() > 1)
+          d.error("RECOMPUTE_FORM", "/pipeline/recompute",
+                  "recompute takes either {\"layers\": {option: [layer indices]}} or {option: [count per virtual stage]}, not both.");
+        if (const json* layers = rf.object("layers"))
+          for (auto it = layers->begin(); it != layers->end(); ++it)
+            if (auto v = Fields::integer_list(it.value(), "/pipeline/recompute/layers/" + pointer_token(it.key()), it.key(),
+                                              -limits::max_layers, limits::max_layers, d))
+              p.recompute[it.key()] = *v;
+        for (auto it = rc->begin(); it != rc->end(); ++it) rf.allow(it.key());
+      } else {
+        p.recompute_form = RecomputeForm::counts;
+        for (auto it = rc->begin(); it != rc->end(); ++it)
+          if (auto v = Fields::integer_list(it.value(), "/pipeline/recompute/" + pointer_token(it.key()), it.key(),
+                                            -limits::max_layers, limits::max_layers, d))
+            p.recompute[it.key()] = *v;
+      }
+    }
+  }
+  return request;
+}
+
+namespace {
+
+json recompute_map(const std::map<std::string, std::vector<int>>& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
+json estimate_json(const Estimate& e, const Model& model, bool include_timeline) {
+  const Plan& plan = e.plan;
+  json r;
+  r["feasible"] = e.feasible;
+  r["pp_degree"] = plan.pp_degree;
+  r["vpp_degree"] = plan.vpp_degree;
+  r["micro_batch_num"] = plan.micro_batch_num;
+  r["schedule"] = schedule_name(plan.schedule);
+  r["step_time_ms"] = e.step_time_ms;
+  json per_stage = json::array();
+  for (const auto& st : e.stages) per_stage.push_back(st.time.bubble_ms);
+  r["bubble"] = {{"fraction", e.bubble_fraction}, {"per_stage_ms", per_stage}};
+  r["imbalance"] = {{"max_over_mean", e.imbalance_max_over_mean}, {"max_minus_min_ms", e.imbalance_max_minus_min_ms}};
+  r["stage_partition"] = stage_partition_of(plan);
+  r["stage_layers"] = plan.stage_layers;
+  r["layer_offset"] = layer_offset_of(plan, model);
+  r["layer_recompute"] = recompute_map(recompute_layers_of(plan, model));
+  r["recompute_counts"] = recompute_map(recompute_counts_of(plan, model));
+  json stages = json::array();
+  for (const auto& st : e.stages) {
+    json layers = json::array();
+    for (const auto& [b, en] : st.layers) layers.push_back({b, en});
+    json mem = {{"weights_mib", st.memory.weights_mib},
+                {"grads_mib", st.memory.grads_mib},
+                {"optimizer_mib", st.memory.optimizer_mib},
+                {"static_mib", st.memory.static_mib},
+                {"reserved_mib", st.memory.reserved_mib},
+                {"activation_mib", st.memory.activation_mib},
+                {"peak_mib", st.memory.peak_mib},
+                {"limit_mib", st.memory.limit_mib ? json(*st.memory.limit_mib) : json(nullptr)},
+                {"in_flight_micro_batches", st.memory.in_flight_micro_batches}};
+    json time = {{"forward_ms", st.time.forward_ms},     {"backward_ms", st.time.backward_ms},
+                 {"recompute_ms", st.time.recompute_ms}, {"send_ms", st.time.send_ms},
+                 {"busy_ms", st.time.busy_ms},           {"bubble_ms", st.time.bubble_ms}};
+    stages.push_back({{"stage", st.stage}, {"virtual_stages", st.virtual_stages}, {"layers", layers}, {"memory", mem}, {"time", time}});
+  }
+  r["stages"] = stages;
+  json violations = json::array();
+  for (const auto& v : e.violations) {
+    const double over = v.peak_mib - v.limit_mib;
+    violations.push_back({{"stage", v.stage},
+                          {"peak_mib", v.peak_mib},
+                          {"limit_mib", v.limit_mib},
+                          {"over_mib", over},
+                          {"message", "stage " + std::to_string(v.stage) + " needs " + fmt(std::round(v.peak_mib)) +
+                                          " MiB, limit " + fmt(v.limit_mib) + " MiB (" + fmt(std::ceil(over)) + " MiB over)"}});
+  }
+  r["violations"] = violations;
+  if (include_timeline) {
+    json timeline = json::array();
+    for (const auto& op : e.simulation.timeline)
+      timeline.push_back({{"stage", op.stage},
+                          {"virtual_stage", op.virtual_stage},
+                          {"micro_batch", op.micro_batch},
+                          {"op", op_name(op.kind)},
+                          {"start_ms", op.start_ms},
+                          {"end_ms", op.end_ms}});
+    r["timeline"] = timeline;
+    json memory = json::array();
+    for (const auto& st : e.simulation.stages) {
+      json points = json::array();
+      for (const auto& p : st.memory) points.push_back({p.time_ms, p.activation_mib});
+      memory.push_back(points);
+    }
+    r["memory_timeline"] = memory;
+  }
+  return r;
+}
+
+json errors_json(const Diagnostics& d) {
+  json errors = json::array();
+  for (const auto& e : d.errors()) errors.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+  return errors;
+}
+
+json warnings_json(const Diagnostics& d) {
+  json warnings = json::array();
+  for (const auto& e : d.warnings()) warnings.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+  return warnings;
+}
+
+}  // namespace ppb

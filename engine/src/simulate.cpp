@@ -1,0 +1,229 @@
+// One simulator for every schedule. Stages make decisions in time order (a heap of wake-up
+// times); at each decision a stage's policy either starts an operation whose input has arrived or
+// says how long to wait. Fixed-order schedules use the order from schedule.cpp; zb_h1 uses the
+// greedy rule of the contract. The cost is O(operations x log stages).
+#include "ppb/simulate.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+
+namespace ppb {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr double kUnknown = -1.0;  // completion times are >= 0
+
+struct Decision {
+  enum class Kind { run, wait_until, wait_for_input, finished } kind;
+  OpRef op{};
+  double until = kNever;
+};
+
+class Simulation {
+ public:
+  explicit Simulation(const SimulationInput& in)
+      : in_(in),
+        pp_(in.pp_degree),
+        v_(in.pp_degree * in.vpp_degree),
+        m_(in.micro_batch_num),
+        split_(splits_weight_gradient(in.schedule)),
+        f_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
+        b_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
+        stages_(static_cast<std::size_t>(pp_)) {
+    if (static_cast<int>(in.costs.size()) != v_) throw std::logic_error("simulate: one cost per virtual stage");
+    held_.assign(static_cast<std::size_t>(v_), 0);
+    for (int s = 0; s < pp_; ++s) {
+      auto& st = stages_[static_cast<std::size_t>(s)];
+      if (in.schedule != Schedule::zb_h1) st.order = stage_order(in.schedule, pp_, in.vpp_degree, m_, s);
+      st.in_flight_limit = std::min<std::int64_t>(pp_ - s, m_);
+    }
+  }
+
+  SimulationResult run() {
+    SimulationResult result;
+    result.stages.resize(static_cast<std::size_t>(pp_));
+    for (int s = 0; s < pp_; ++s) {
+      if (in_.keep_timeline) result.stages[static_cast<std::size_t>(s)].memory.push_back({0.0, 0.0});
+      wake(s, 0.0);
+    }
+    std::int64_t ops_done = 0;
+    while (!heap_.empty()) {
+      const auto [now, s] = heap_.top();
+      heap_.pop();
+      auto& st = stages_[static_cast<std::size_t>(s)];
+      if (now != st.next_wake) continue;  // superseded by an earlier wake-up
+      st.next_wake = kNever;
+      const Decision d = decide(s, now);
+      switch (d.kind) {
+        case Decision::Kind::run:
+          execute(s, d.op, now, result);
+          ++ops_done;
+          break;
+        case Decision::Kind::wait_until: wake(s, d.until); break;
+        case Decision::Kind::wait_for_input:
+        case Decision::Kind::finished: break;
+      }
+    }
+    const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
+    if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
+    result.step_time_ms = end_ms_;
+    return result;
+  }
+
+ private:
+  struct StageState {
+    std::vector<OpRef> order;  // fixed-order schedules
+    std::size_t next = 0;
+    std::int64_t next_f = 0, next_b = 0;  // zb_h1
+    std::deque<std::int32_t> pending_w;   // zb_h1: micro batches whose W is still to run
+    std::int64_t in_flight_limit = 0;
+    double free_at = 0;
+    double next_wake = kNever;
+    int in_flight = 0;
+  };
+
+  [[nodiscard]] std::size_t at(int v, std::int64_t mb) const {
+    return static_cast<std::size_t>(static_cast<std::int64_t>(v) * m_ + mb);
+  }
+
+  // When the input of an operation is available on its stage, or kUnknown if its producer has not run.
+  [[nodiscard]] double arrival(const OpRef& op) const {
+    const int v = op.virtual_stage;
+    switch (op.kind) {
+      case OpKind::F:
+        if (v == 0) return 0.0;
+        return f_end_[at(v - 1, op.micro_batch)] < 0 ? kUnknown
+                                                      : f_end_[at(v - 1, op.micro_batch)] + in_.costs[v - 1].send_ms;
+      case OpKind::B:
+        if (v == v_ - 1) return f_end_[at(v, op.micro_batch)];
+        return b_end_[at(v + 1, op.micro_batch)] < 0 ? kUnknown
+                                                      : b_end_[at(v + 1, op.micro_batch)] + in_.costs[v].send_ms;
+      case OpKind::W: return b_end_[at(v, op.micro_batch)];
+    }
+    return kUnknown;
+  }
+
+  [[nodiscard]] double duration(const OpRef& op) const {
+    const auto& c = in_.costs[static_cast<std::size_t>(op.virtual_stage)];
+    switch (op.kind) {
+      case OpKind::F: return c.forward_ms;
+      case OpKind::B: return split_ ? c.backward_ms - c.weight_ms : c.backward_ms;
+      case OpKind::W: return c.weight_ms;
+    }
+    return 0;
+  }
+
+  static Decision ready_or_wait(const OpRef& op, double input, double now) {
+    if (input < 0) return {Decision::Kind::wait_for_input, op, kNever};
+    if (input > now) return {Decision::Kind::wait_until, op, input};
+    return {Decision::Kind::run, op, now};
+  }
+
+  Decision decide(int s, double now) {
+    auto& st = stages_[static_cast<std::size_t>(s)];
+    if (in_.schedule != Schedule::zb_h1) {
+      if (st.next == st.order.size()) return {Decision::Kind::finished};
+      const OpRef& op = st.order[st.next];
+      return ready_or_wait(op, arrival(op), now);
+    }
+    // ZB-H1 (Qi et al., 2023): B as soon as its input is here, else F while the in-flight micro
+    // batches stay within min(pp - s, m), else a deferred W; otherwise wait for the next input.
+    double soonest = kNever;
+    if (st.next_b < m_) {
+      const OpRef b{s, static_cast<std::int32_t>(st.next_b), OpKind::B};
+      const double a = arrival(b);
+      if (a >= 0 && a <= now) return {Decision::Kind::run, b, now};
+      if (a >= 0) soonest = std::min(soonest, a);
+    }
+    if (st.next_f < m_ && st.next_f - st.next_b < st.in_flight_limit) {
+      const OpRef f{s, static_cast<std::int32_t>(st.next_f), OpKind::F};
+      const double a = arrival(f);
+      if (a >= 0 && a <= now) return {Decision::Kind::run, f, now};
+      if (a >= 0) soonest = std::min(soonest, a);
+    }
+    if (!st.pending_w.empty()) return {Decision::Kind::run, {s, st.pending_w.front(), OpKind::W}, now};
+    if (st.next_b == m_) return {Decision::Kind::finished};
+    if (soonest < kNever) return {Decision::Kind::wait_until, {}, soonest};
+    return {Decision::Kind::wait_for_input};
+  }
+
+  void wake(int s, double t) {
+    auto& st = stages_[static_cast<std::size_t>(s)];
+    t = std::max(t, st.free_at);
+    if (t < st.next_wake) {
+      st.next_wake = t;
+      heap_.emplace(t, s);
+    }
+  }
+
+  void execute(int s, const OpRef& op, double start, SimulationResult& result) {
+    auto& st = stages_[static_cast<std::size_t>(s)];
+    auto& out = result.stages[static_cast<std::size_t>(s)];
+    const double end = start + duration(op);
+    const int v = op.virtual_stage;
+    if (in_.schedule != Schedule::zb_h1) ++st.next;
+    switch (op.kind) {
+      case OpKind::F:
+        if (in_.schedule == Schedule::zb_h1) ++st.next_f;
+        f_end_[at(v, op.micro_batch)] = end;
+        ++held_[static_cast<std::size_t>(v)];
+        ++st.in_flight;
+        record_memory(s, start, out);
+        if (v + 1 < v_) wake((v + 1) % pp_, end + in_.costs[static_cast<std::size_t>(v)].send_ms);
+        break;
+      case OpKind::B:
+        if (in_.schedule == Schedule::zb_h1) {
+          ++st.next_b;
+          st.pending_w.push_back(op.micro_batch);
+        }
+        b_end_[at(v, op.micro_batch)] = end;
+        --held_[static_cast<std::size_t>(v)];
+        --st.in_flight;
+        record_memory(s, end, out);
+        if (v > 0) wake((v - 1) % pp_, end + in_.costs[static_cast<std::size_t>(v - 1)].send_ms);
+        break;
+      case OpKind::W: st.pending_w.pop_front(); break;
+    }
+    out.busy_ms += end - start;
+    st.free_at = end;
+    end_ms_ = std::max(end_ms_, end);
+    if (in_.keep_timeline) result.timeline.push_back({s, v, op.micro_batch, op.kind, start, end});
+    wake(s, end);
+  }
+
+  // Activation held by stage s is the sum over its virtual stages of (micro batches held) x
+  // (activation per micro batch); recomputed from counts so that no rounding drift accumulates.
+  void record_memory(int s, double t, StageSimulation& out) {
+    double held_mib = 0;
+    for (int v = s; v < v_; v += pp_) held_mib += held_[static_cast<std::size_t>(v)] * in_.costs[static_cast<std::size_t>(v)].activation_mib;
+    const int in_flight = stages_[static_cast<std::size_t>(s)].in_flight;
+    out.activation_peak_mib = std::max(out.activation_peak_mib, held_mib);
+    out.peak_in_flight = std::max(out.peak_in_flight, in_flight);
+    if (in_.keep_timeline) out.memory.push_back({t, held_mib});
+  }
+
+  const SimulationInput& in_;
+  int pp_;
+  int v_;
+  std::int64_t m_;
+  bool split_;
+  std::vector<double> f_end_, b_end_;
+  std::vector<StageState> stages_;
+  std::vector<std::int64_t> held_;
+  double end_ms_ = 0;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> heap_;
+};
+
+}  // namespace
+
+SimulationResult simulate(const SimulationInput& input) {
+  if (input.pp_degree < 1 || input.vpp_degree < 1 || input.micro_batch_num < 1)
+    throw std::logic_error("simulate: degrees and micro_batch_num must be positive");
+  return Simulation(input).run();
+}
+
+}  // namespace ppb

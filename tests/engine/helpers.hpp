@@ -1,0 +1,48 @@
+// Small builders shared by the engine tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ppb/commands.hpp"
+#include "ppb/io.hpp"
+#include "ppb/plan.hpp"
+
+namespace ppb::test {
+
+using nlohmann::json;
+
+// Runs a command on a request object and returns the parsed response.
+inline json run(const std::string& command, const json& request) {
+  return json::parse(run_command(command, request.dump()).json);
+}
+
+// The codes of the errors in a response, in order.
+inline std::vector<std::string> error_codes(const json& response) {
+  std::vector<std::string> codes;
+  for (const auto& e : response.value("errors", json::array())) codes.push_back(e.at("code").get<std::string>());
+  return codes;
+}
+
+// True when the response has an error with this code at this path.
+inline bool has_error(const json& response, const std::string& code, const std::string& path) {
+  for (const auto& e : response.value("errors", json::array()))
+    if (e.at("code") == code && e.at("path") == path) return true;
+  return false;
+}
+
+// A model document of `body` identical decoder layers, optionally with a pinned embedding and head.
+inline json uniform_model(int body, double forward_ms, double backward_ms, double static_mib, double activation_mib,
+                          bool pins = false) {
+  json layers = json::array();
+  if (pins) layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 1}, {"backward_ms", 2}, {"static_mib", 500}});
+  layers.push_back({{"name", "decoder"}, {"count", body}, {"forward_ms", forward_ms}, {"backward_ms", backward_ms},
+                    {"static_mib", static_mib}, {"activation_mib", activation_mib},
+                    {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", forward_ms}}}}}});
+  if (pins) layers.push_back({{"name", "lm_head"}, {"pin", "last"}, {"forward_ms", 3}, {"backward_ms", 6}, {"static_mib", 700}});
+  return {{"format", "ppb.model.v1"}, {"name", "uniform"}, {"layers", layers}};
+}
+
+}  // namespace ppb::test

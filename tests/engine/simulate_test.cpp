@@ -1,0 +1,189 @@
+// The schedule simulator against the closed forms of the contract and small cases worked by hand.
+#include "ppb/simulate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "ppb/estimate.hpp"
+
+namespace ppb {
+namespace {
+
+SimulationInput uniform(Schedule schedule, int pp, int vpp, std::int64_t m, double f, double b, double w = 0,
+                        double act = 1) {
+  SimulationInput in;
+  in.pp_degree = pp;
+  in.vpp_degree = vpp;
+  in.micro_batch_num = m;
+  in.schedule = schedule;
+  in.costs.assign(static_cast<std::size_t>(pp * vpp), VirtualStageCost{f, b, w, act, 0});
+  in.keep_timeline = true;
+  return in;
+}
+
+// Contract: gpipe and 1f1b take (m + pp - 1)(F + B) on equal stages with free transfers.
+TEST(Simulate, GpipeAndOneFOneBMatchClosedForm) {
+  for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b})
+    for (int pp : {1, 2, 4, 8})
+      for (int m : {1, 2, 3, 4, 7, 8, 16, 33}) {
+        const double f = 1.5, b = 3.25;
+        const auto r = simulate(uniform(s, pp, 1, m, f, b));
+        EXPECT_DOUBLE_EQ(r.step_time_ms, (m + pp - 1) * (f + b)) << schedule_name(s) << " pp=" << pp << " m=" << m;
+      }
+}
+
+// Contract: interleaved_1f1b takes m(F + B) + (pp - 1)(F + B)/vpp, F and B per physical stage.
+TEST(Simulate, InterleavedMatchesClosedForm) {
+  for (int pp : {2, 4, 8})
+    for (int vpp : {2, 3, 4})
+      for (int groups : {1, 2, 3, 8}) {
+        const int m = groups * pp;
+        const double f = 1.0, b = 2.0;  // per chunk
+        const auto r = simulate(uniform(Schedule::interleaved_1f1b, pp, vpp, m, f, b));
+        const double F = vpp * f, B = vpp * b;
+        EXPECT_DOUBLE_EQ(r.step_time_ms, m * (F + B) + (pp - 1) * (F + B) / vpp) << "pp=" << pp << " vpp=" << vpp << " m=" << m;
+      }
+}
+
+// Contract: zb_h1 takes m(F + B) + (pp - 1)(F + B - 2W); with F = B_input = W its bubble is a
+// third of 1f1b's, (pp - 1) F against 3 (pp - 1) F.
+TEST(Simulate, ZeroBubbleH1MatchesClosedForm) {
+  for (int pp : {1, 2, 4, 8})
+    for (int m : {pp, 2 * pp, 3 * pp + 1, 32}) {
+      const double f = 1.0, b = 2.0, w = 1.0;
+      const auto zb = simulate(uniform(Schedule::zb_h1, pp, 1, m, f, b, w));
+      EXPECT_DOUBLE_EQ(zb.step_time_ms, m * (f + b) + (pp - 1) * (f + b - 2 * w)) << "pp=" << pp << " m=" << m;
+      const auto one = simulate(uniform(Schedule::one_f_one_b, pp, 1, m, f, b, w));
+      const double zb_bubble = zb.step_time_ms - m * (f + b);
+      const double one_bubble = one.step_time_ms - m * (f + b);
+      EXPECT_DOUBLE_EQ(zb_bubble * 3, one_bubble);
+      for (int s = 0; s < pp; ++s)
+        EXPECT_DOUBLE_EQ(zb.stages[s].activation_peak_mib, one.stages[s].activation_peak_mib) << "stage " << s;
+    }
+}
+
+// 1f1b holds min(pp - s, m) micro batches on stage s; gpipe holds all m.
+TEST(Simulate, OneFOneBHoldsPpMinusStage) {
+  for (int pp : {1, 2, 4, 8})
+    for (int m : {1, 3, 8, 20}) {
+      const auto one = simulate(uniform(Schedule::one_f_one_b, pp, 1, m, 1, 2, 0, 5));
+      const auto gp = simulate(uniform(Schedule::gpipe, pp, 1, m, 1, 2, 0, 5));
+      for (int s = 0; s < pp; ++s) {
+        EXPECT_EQ(one.stages[s].peak_in_flight, std::min(pp - s, m));
+        EXPECT_DOUBLE_EQ(one.stages[s].activation_peak_mib, 5.0 * std::min(pp - s, m));
+        EXPECT_EQ(gp.stages[s].peak_in_flight, m);
+      }
+    }
+}
+
+// Megatron-LM's interleaved memory: stage 0 holds vpp x pp + pp - 1 chunk micro batches when m > pp
+// (its warm-up of 2(pp - 1) + (vpp - 1) pp forwards, plus the one in flight in the steady phase).
+TEST(Simulate, InterleavedStageZeroHoldsMegatronCount) {
+  for (int pp : {2, 4})
+    for (int vpp : {2, 4}) {
+      const int m = 4 * pp;
+      const auto r = simulate(uniform(Schedule::interleaved_1f1b, pp, vpp, m, 1, 2));
+      EXPECT_EQ(r.stages[0].peak_in_flight, vpp * pp + pp - 1) << "pp=" << pp << " vpp=" << vpp;
+    }
+}
+
+// A 2-stage 1f1b with one micro batch and transfers, by hand: F0 on stage 0 ends at 2, the
+// activation arrives at 2 + t, F on stage 1 ends at 2 + t + 3, its B at 2 + t + 3 + 6, the gradient
+// arrives at 11 + 2t, B on stage 0 ends at 11 + 2t + 4.
+TEST(Simulate, TransferAddsWhereCriticalPathCrosses) {
+  SimulationInput in;
+  in.pp_degree = 2;
+  in.micro_batch_num = 1;
+  in.schedule = Schedule::one_f_one_b;
+  const double t = 0.75;
+  in.costs = {VirtualStageCost{2, 4, 0, 1, t}, VirtualStageCost{3, 6, 0, 1, 0}};
+  EXPECT_DOUBLE_EQ(simulate(in).step_time_ms, 2 + t + 3 + 6 + t + 4);
+}
+
+// Transfer time from the contract: latency + send_mib x 2^20 / (bandwidth x 1e9) x 1000 ms.
+TEST(Simulate, TransferTimeFormula) {
+  Device d;
+  d.p2p_latency_ms = 0.02;
+  d.p2p_bandwidth_gbs = 25;
+  EXPECT_DOUBLE_EQ(transfer_ms(d, 32), 0.02 + 32.0 * 1048576.0 / 25e9 * 1000.0);
+}
+
+// Unequal stages: a slow middle stage of 3 stages paces the steady state. With F = 1, B = 2 on
+// stages 0 and 2 and F = 2, B = 4 on stage 1, m micro batches take (sum of one pass through the
+// pipeline) + (m - 1) x (slow stage's F + B): 3 + 6 + 3 ... worked out below.
+TEST(Simulate, SlowMiddleStageSetsThePace) {
+  SimulationInput in;
+  in.pp_degree = 3;
+  in.schedule = Schedule::one_f_one_b;
+  in.costs = {VirtualStageCost{1, 2, 0, 0, 0}, VirtualStageCost{2, 4, 0, 0, 0}, VirtualStageCost{1, 2, 0, 0, 0}};
+  for (int m : {4, 8, 16}) {
+    in.micro_batch_num = m;
+    // Stage 1 is busy m x 6 ms once started at t = 1 (after stage 0's first forward) and never
+    // waits once its steady phase begins, except for the first backward: F0 reaches stage 2 at 3,
+    // whose F+B end at 6; stage 1 ran F0 [1,3], F1 [3,5] (warm-up 1), B0 starts at 6 -> one idle ms.
+    // After that stage 1 is the bottleneck: it finishes at 1 + 6m + 1, then stage 0's last B takes 2.
+    EXPECT_DOUBLE_EQ(simulate(in).step_time_ms, 1 + 6.0 * m + 1 + 2) << "m=" << m;
+  }
+}
+
+// AP-PP-11: a 4-stage, 8-micro-batch 1f1b timeline has 64 operations, never overlapping on a stage
+// and never starting before their input arrived; the memory step function peaks at the activation peak.
+TEST(Simulate, AP_PP_11_TimelineIsConsistent) {
+  auto in = uniform(Schedule::one_f_one_b, 4, 1, 8, 1.0, 2.0, 0, 3.0);
+  for (auto& c : in.costs) c.send_ms = 0.1;
+  const auto r = simulate(in);
+  ASSERT_EQ(r.timeline.size(), 64u);
+  std::map<std::tuple<int, int, int>, const TimedOp*> by_key;
+  for (const auto& op : r.timeline) by_key[{op.virtual_stage, op.micro_batch, static_cast<int>(op.kind)}] = &op;
+  for (int s = 0; s < 4; ++s) {
+    std::vector<const TimedOp*> ops;
+    for (const auto& op : r.timeline)
+      if (op.stage == s) ops.push_back(&op);
+    std::sort(ops.begin(), ops.end(), [](auto* a, auto* b) { return a->start_ms < b->start_ms; });
+    for (std::size_t i = 1; i < ops.size(); ++i) EXPECT_GE(ops[i]->start_ms, ops[i - 1]->end_ms);
+    double peak = 0;
+    for (const auto& p : r.stages[s].memory) peak = std::max(peak, p.activation_mib);
+    EXPECT_DOUBLE_EQ(peak, r.stages[s].activation_peak_mib);
+    EXPECT_DOUBLE_EQ(peak, 3.0 * (4 - s));
+  }
+  for (const auto& op : r.timeline) {
+    if (op.kind == OpKind::F && op.virtual_stage > 0) {
+      EXPECT_GE(op.start_ms, by_key.at({op.virtual_stage - 1, op.micro_batch, 0})->end_ms + 0.1 - 1e-12);
+    }
+    if (op.kind == OpKind::B && op.virtual_stage < 3) {
+      EXPECT_GE(op.start_ms, by_key.at({op.virtual_stage + 1, op.micro_batch, 1})->end_ms + 0.1 - 1e-12);
+    }
+    if (op.kind == OpKind::B) {
+      EXPECT_GE(op.start_ms, by_key.at({op.virtual_stage, op.micro_batch, 0})->end_ms);
+    }
+  }
+}
+
+// AP-PP-03: more micro batches lower the bubble fraction and raise the step time less than
+// proportionally, for every schedule.
+TEST(Simulate, AP_PP_03_MicroBatchesShrinkTheBubble) {
+  for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1}) {
+    const int pp = 4, vpp = s == Schedule::interleaved_1f1b ? 2 : 1;
+    double last_fraction = 1.0, last_step = 0;
+    int last_m = 0;
+    for (int m : {4, 8, 16, 32, 64, 128}) {
+      const auto r = simulate(uniform(s, pp, vpp, m, 1, 2, 1));
+      double busy = 0;
+      for (const auto& st : r.stages) busy += st.busy_ms;
+      const double fraction = 1 - busy / (pp * r.step_time_ms);
+      EXPECT_LT(fraction, last_fraction) << schedule_name(s) << " m=" << m;
+      if (last_m) {
+        EXPECT_GT(r.step_time_ms, last_step);
+        EXPECT_LT(r.step_time_ms / last_step, static_cast<double>(m) / last_m);
+      }
+      last_fraction = fraction;
+      last_step = r.step_time_ms;
+      last_m = m;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ppb
