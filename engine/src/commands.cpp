@@ -2,6 +2,8 @@
 // the CLI nor the WASM boundary ever sees an exception.
 #include "ppb/commands.hpp"
 
+#include "command_support.hpp"
+
 #include <exception>
 #include <functional>
 #include <map>
@@ -17,12 +19,12 @@ using nlohmann::json;
 
 const char* version() { return "0.1.0"; }
 
-namespace {
+namespace detail {
 
-json ok_response(const std::string& command, json result, const Diagnostics& d) {
+CommandOutput ok_response(const std::string& command, json result, const Diagnostics& d) {
   json out = {{"ok", true}, {"command", command}, {"result", std::move(result)}};
   if (!d.warnings().empty()) out["warnings"] = warnings_json(d);
-  return out;
+  return {out.dump(), 0};
 }
 
 CommandOutput invalid(const Diagnostics& d) {
@@ -51,15 +53,15 @@ CommandOutput run_estimate(const json& document) {
   auto plan = checked_plan(request, d);
   if (!plan) return invalid(d);
   const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline);
-  return {ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d).dump(), 0};
+  return ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d);
 }
 
-}  // namespace
+}  // namespace detail
 
 CommandOutput run_command(std::string_view command, std::string_view request_json) {
   try {
     static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
-        {"estimate", run_estimate},
+        {"estimate", detail::run_estimate},
     };
     auto it = commands.find(command);
     if (it == commands.end()) {
