@@ -62,6 +62,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
   try {
     static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
         {"estimate", detail::run_estimate},
+        {"balance", detail::run_balance},
     };
     auto it = commands.find(command);
     if (it == commands.end()) {

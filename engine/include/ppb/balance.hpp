@@ -1,0 +1,61 @@
+// PPB, the pipeline balancer: the contiguous partition of the layers over the virtual stages and
+// the recompute option of every layer that give the lowest simulated step time with every stage
+// within the device memory limit.
+//
+// Method (docs/ppb.md): branch and bound over stage boundaries. Every complete candidate is
+// simulated; a candidate is skipped only when a lower bound that holds for every plan extending it
+// (a stage cannot start before its inputs pass the stages before it, then runs m micro batches of
+// its own work) already reaches the best simulated step time. Inside a stage, the recompute choice
+// is exact: the Pareto frontier of (activation kept, time added) over the options of its layers
+// gives the least extra time that fits the stage's memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ppb/estimate.hpp"
+#include "ppb/model.hpp"
+#include "ppb/plan.hpp"
+#include "ppb/request.hpp"
+
+namespace ppb {
+
+struct BalanceOptions {
+  std::vector<int> recompute_options;  // indices into Model::recompute_options the balancer may use
+  bool allow_empty_stages = false;
+  std::int64_t node_budget = 2'000'000;   // search nodes before giving up the proof
+  std::int64_t simulation_budget = 200'000;
+};
+
+struct BalanceResult {
+  Plan plan;                 // the best plan found (the least-over plan when nothing fits)
+  bool feasible = false;     // some plan fits the memory limit
+  bool proven_optimal = false;
+  double step_time_ms = 0;
+  double lower_bound_ms = 0;  // no plan under the model is faster than this
+  std::int64_t nodes = 0;
+  std::int64_t simulations = 0;
+  std::vector<std::string> notes;  // why the result is not proven optimal, when it is not
+};
+
+// `shape` gives pp_degree, vpp_degree, micro_batch_num and schedule; its partition is ignored.
+BalanceResult balance(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options);
+
+// The best recompute choice for a fixed partition: per physical stage, the least extra time whose
+// activation fits the memory limit (or the least activation when nothing fits).
+Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options);
+
+struct OffsetCandidate {
+  std::vector<int> layer_offset;
+  Estimate estimate;
+};
+
+// Every legal layer_offset within +-range of the even split's, each with its best recompute,
+// ranked: feasible first, then by step time. At most `limit` candidates are evaluated; `complete`
+// tells whether every one in range was.
+std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
+                                           const std::vector<int>& recompute_options, int range,
+                                           bool allow_empty_stages, std::int64_t limit, bool& complete);
+
+}  // namespace ppb

@@ -1,0 +1,614 @@
+// PPB: branch and bound over stage boundaries with exact per-stage recompute. See balance.hpp.
+#include "ppb/balance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <deque>
+#include <unordered_map>
+
+namespace ppb {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::size_t kFrontierCap = 512;  // beyond this a frontier is thinned and the proof dropped
+
+bool fits(double used, double budget) { return used <= budget + 1e-9 * std::max(1.0, std::fabs(budget)); }
+
+// One Pareto-optimal way to treat a range of layers: the activation it keeps per micro batch and the
+// backward time it adds. `parent`/`option` lead back to the choice of every layer.
+struct Point {
+  double act = 0;
+  double extra = 0;
+  int parent = -1;
+  int option = -1;  // -1 none
+};
+using Frontier = std::vector<Point>;
+
+// Keeps the points no other point beats in both activation and extra time, sorted by activation
+// (extra time then strictly decreases). Thins to kFrontierCap points, keeping both ends.
+void prune(Frontier& f, bool& thinned) {
+  std::sort(f.begin(), f.end(), [](const Point& x, const Point& y) {
+    return x.act != y.act ? x.act < y.act : x.extra < y.extra;
+  });
+  Frontier kept;
+  kept.reserve(f.size());
+  for (const Point& p : f)
+    if (kept.empty() || p.extra < kept.back().extra) kept.push_back(p);
+  if (kept.size() > kFrontierCap) {
+    thinned = true;
+    Frontier thin;
+    thin.reserve(kFrontierCap);
+    for (std::size_t i = 0; i < kFrontierCap; ++i) thin.push_back(kept[i * (kept.size() - 1) / (kFrontierCap - 1)]);
+    kept.swap(thin);
+  }
+  f.swap(kept);
+}
+
+// Index of the point with the least extra time whose activation fits `budget`, or -1.
+int best_point(const Frontier& f, double budget) {
+  int best = -1;
+  // Activation rises and extra falls along the frontier: the last point that fits is the best.
+  int lo = 0, hi = static_cast<int>(f.size()) - 1;
+  while (lo <= hi) {
+    const int mid = (lo + hi) / 2;
+    if (fits(f[static_cast<std::size_t>(mid)].act, budget)) {
+      best = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return best;
+}
+
+class Balancer {
+ public:
+  Balancer(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options)
+      : model_(model), device_(device), shape_(shape), options_(options) {
+    L_ = model.layer_count();
+    pp_ = shape.pp_degree;
+    V_ = shape.virtual_stages();
+    m_ = static_cast<double>(shape.micro_batch_num);
+    split_ = splits_weight_gradient(shape.schedule);
+    limit_ = device.memory_limit_mib ? *device.memory_limit_mib - device.reserved_mib : kInf;
+    prefix_f_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    prefix_b_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    prefix_w_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    prefix_static_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    for (int i = 0; i < L_; ++i) {
+      const Layer& l = layer(i);
+      const auto k = static_cast<std::size_t>(i);
+      prefix_f_[k + 1] = prefix_f_[k] + l.forward_ms;
+      prefix_b_[k + 1] = prefix_b_[k] + l.backward_ms;
+      prefix_w_[k + 1] = prefix_w_[k] + l.weight_backward_ms;
+      prefix_static_[k + 1] = prefix_static_[k] + l.static_mib();
+    }
+    held_ = held_per_virtual_stage();
+    min_size_ = options.allow_empty_stages ? 0 : 1;
+  }
+
+  BalanceResult run() {
+    BalanceResult result;
+    result.notes = {};
+    ends_.assign(static_cast<std::size_t>(V_), 0);
+    chunk_ranges_.assign(static_cast<std::size_t>(pp_), {});
+    stage_pf_.assign(static_cast<std::size_t>(pp_) + 1, 0);
+    stage_pb_.assign(static_cast<std::size_t>(pp_) + 1, 0);
+    costs_.assign(static_cast<std::size_t>(V_), VirtualStageCost{});
+
+    suffix_bound();
+    // Incumbents: the plan the suffix bound is built from, and the even split.
+    if (suffix_[0][0] < kInf) try_plan(suffix_plan());
+    try_plan(even_ends());
+    lower_bound_ = suffix_[0][0];
+
+    dfs(0, 0, 0.0);
+
+    result.nodes = nodes_;
+    result.simulations = simulations_;
+    if (best_time_ < kInf) {
+      result.feasible = true;
+      result.step_time_ms = best_time_;
+      result.plan = make_plan(best_ends_, true);
+      result.lower_bound_ms = std::min(lower_bound_, best_time_);
+      result.proven_optimal = exact();
+      if (!result.proven_optimal) result.notes = why_not_exact();
+      else result.lower_bound_ms = best_time_;
+    } else {
+      result.feasible = false;
+      result.plan = make_plan(least_over_ends(), false);
+      result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan that "
+                             "exceeds it least");
+    }
+    return result;
+  }
+
+  // Best recompute for fixed stage ends.
+  Plan plan_for(const std::vector<int>& ends) { return make_plan(ends, true); }
+
+ private:
+  const Layer& layer(int i) const { return model_.layers[static_cast<std::size_t>(i)]; }
+  double range(const std::vector<double>& prefix, int a, int b) const {
+    return prefix[static_cast<std::size_t>(b)] - prefix[static_cast<std::size_t>(a)];
+  }
+
+  // Most micro batches of each virtual stage its physical stage holds at once. Exact for the fixed
+  // orders; for zb_h1 the in-flight cap min(pp - s, m), which bounds what the greedy rule holds.
+  std::vector<double> held_per_virtual_stage() const {
+    std::vector<double> held(static_cast<std::size_t>(V_), 0);
+    for (int s = 0; s < pp_; ++s) {
+      if (shape_.schedule == Schedule::zb_h1) {
+        held[static_cast<std::size_t>(s)] = static_cast<double>(std::min<std::int64_t>(pp_ - s, shape_.micro_batch_num));
+        continue;
+      }
+      std::vector<int> now(static_cast<std::size_t>(V_), 0);
+      for (const OpRef& op : stage_order(shape_.schedule, pp_, shape_.vpp_degree, shape_.micro_batch_num, s)) {
+        int& n = now[static_cast<std::size_t>(op.virtual_stage)];
+        n += op.kind == OpKind::F ? 1 : -1;
+        held[static_cast<std::size_t>(op.virtual_stage)] = std::max<double>(held[static_cast<std::size_t>(op.virtual_stage)], n);
+      }
+    }
+    return held;
+  }
+
+  double send_after(int end) const {
+    if (end <= 0) return device_.p2p_latency_ms;
+    return transfer_ms(device_, layer(end - 1).send_mib);
+  }
+  bool crosses(int v) const { return v + 1 < V_ && (v % pp_) != ((v + 1) % pp_); }
+
+  // Frontier of the layers [a, b), built layer by layer from a and cached per start.
+  const Frontier& frontier(int a, int b) {
+    auto& chain = chains_[a];
+    if (chain.empty()) chain.push_back(Frontier{Point{}});
+    while (static_cast<int>(chain.size()) <= b - a) {
+      const Frontier& prev = chain.back();
+      const Layer& l = layer(a + static_cast<int>(chain.size()) - 1);
+      Frontier next;
+      next.reserve(prev.size() * (options_.recompute_options.size() + 1));
+      for (std::size_t p = 0; p < prev.size(); ++p) {
+        next.push_back({prev[p].act + l.activation_mib, prev[p].extra, static_cast<int>(p), -1});
+        for (int o : options_.recompute_options)
+          if (const auto& r = l.recompute[static_cast<std::size_t>(o)])
+            next.push_back({prev[p].act + r->activation_mib, prev[p].extra + r->extra_ms, static_cast<int>(p), o});
+      }
+      prune(next, thinned_);
+      cached_points_ += next.size();
+      chain.push_back(std::move(next));
+    }
+    return chain[static_cast<std::size_t>(b - a)];
+  }
+
+  // Bounds the frontier cache. Called only where no reference into it is held.
+  void trim_cache() {
+    if (cached_points_ <= 4'000'000) return;
+    chains_.clear();
+    cached_points_ = 0;
+  }
+
+  // Least recompute time for a physical stage whose chunks are `ranges`, or kInf when even the
+  // most recompute does not fit. `act_out` receives each chunk's kept activation per micro batch.
+  double stage_extra(int s, const std::vector<std::pair<int, int>>& ranges, std::vector<double>* act_out) {
+    double statics = 0;
+    for (auto [a, b] : ranges) statics += range(prefix_static_, a, b);
+    const double budget = limit_ - statics;
+    if (ranges.size() == 1) {
+      const auto [a, b] = ranges[0];
+      const double h = held_[static_cast<std::size_t>(s)];
+      const Frontier& f = frontier(a, b);
+      const int k = budget == kInf ? static_cast<int>(f.size()) - 1 : best_point(f, budget / h);
+      if (k < 0) return kInf;
+      if (act_out) *act_out = {f[static_cast<std::size_t>(k)].act};
+      return f[static_cast<std::size_t>(k)].extra;
+    }
+    // Several chunks share the stage's memory: combine their frontiers, each scaled by how many
+    // of its micro batches the stage holds (an upper bound of the simultaneous peak).
+    Frontier joint{Point{}};
+    std::vector<Frontier> parts;
+    for (std::size_t c = 0; c < ranges.size(); ++c) {
+      const double h = held_[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(pp_)];
+      const Frontier& f = frontier(ranges[c].first, ranges[c].second);
+      Frontier next;
+      next.reserve(joint.size() * f.size());
+      for (std::size_t i = 0; i < joint.size(); ++i)
+        for (std::size_t j = 0; j < f.size(); ++j)
+          next.push_back({joint[i].act + h * f[j].act, joint[i].extra + f[j].extra, static_cast<int>(i), static_cast<int>(j)});
+      prune(next, thinned_);
+      parts.push_back(next);
+      joint.swap(next);
+    }
+    const int k = budget == kInf ? static_cast<int>(joint.size()) - 1 : best_point(joint, budget);
+    if (k < 0) return kInf;
+    if (act_out) {
+      act_out->assign(ranges.size(), 0);
+      int idx = k;
+      for (std::size_t c = ranges.size(); c-- > 0;) {
+        const Point& p = parts[c][static_cast<std::size_t>(idx)];
+        (*act_out)[c] = frontier(ranges[c].first, ranges[c].second)[static_cast<std::size_t>(p.option)].act;
+        idx = p.parent;
+      }
+    }
+    return joint[static_cast<std::size_t>(k)].extra;
+  }
+
+  // ---- the suffix bound (one chunk per stage) ---------------------------------------------------
+  // suffix_[v][a]: the least possible max over virtual stages v.. of the stage bound, when stage v
+  // starts at layer a, using the base prefix times (no recompute in earlier stages, the cheapest
+  // transfer). For vpp > 1 it is computed per virtual stage, a relaxation, and used for the incumbent.
+  void suffix_bound() {
+    double min_send = kInf;
+    for (int i = 0; i < L_; ++i) min_send = std::min(min_send, transfer_ms(device_, layer(i).send_mib));
+    if (pp_ == 1 || min_send == kInf) min_send = 0;
+    min_send_ = min_send;
+    suffix_.assign(static_cast<std::size_t>(V_) + 1, std::vector<double>(static_cast<std::size_t>(L_) + 1, kInf));
+    suffix_next_.assign(static_cast<std::size_t>(V_), std::vector<int>(static_cast<std::size_t>(L_) + 1, -1));
+    suffix_[static_cast<std::size_t>(V_)][static_cast<std::size_t>(L_)] = 0;
+    for (int v = V_ - 1; v >= 0; --v) {
+      const int s = v % pp_;
+      for (int a = 0; a <= L_; ++a) {
+        trim_cache();
+        double best = kInf;
+        int best_b = -1;
+        const double pf = range(prefix_f_, 0, a) + v * min_send;
+        const double pb = split_ ? 0 : range(prefix_b_, 0, a) + v * min_send;
+        for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
+          const double after = suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
+          if (after == kInf) continue;
+          const double extra = V_ == pp_ ? stage_extra(s, {{a, b}}, nullptr) : 0.0;
+          if (extra == kInf) break;  // more layers only need more memory
+          const double c = range(prefix_f_, a, b) + range(prefix_b_, a, b) + extra;
+          const double term = V_ == pp_ ? pf + m_ * c + pb : 0.0;
+          if (term >= best) break;  // the bound only grows with b
+          const double value = std::max(term, after);
+          if (value < best) {
+            best = value;
+            best_b = b;
+          }
+        }
+        suffix_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best;
+        suffix_next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best_b;
+      }
+    }
+  }
+
+  int first_end(int v, int a) const {
+    int b = a + min_size_;
+    if (v == 0) b = std::max(b, model_.pinned_first);
+    if (v == V_ - 1) b = L_;
+    return b;
+  }
+  int last_end(int v, int /*a*/) const {
+    if (v == V_ - 1) return L_;
+    return std::min(model_.body_end(), L_ - min_size_ * (V_ - 1 - v));
+  }
+
+  std::vector<int> suffix_plan() const {
+    std::vector<int> ends;
+    int a = 0;
+    for (int v = 0; v < V_; ++v) {
+      a = suffix_next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)];
+      ends.push_back(a);
+    }
+    return ends;
+  }
+
+  std::vector<int> even_ends() const {
+    std::vector<int> ends;
+    int a = 0;
+    for (int n : even_stage_layers(model_, V_)) ends.push_back(a += n);
+    return ends;
+  }
+
+  // ---- the search -------------------------------------------------------------------------------
+  void dfs(int v, int a, double bound) {
+    if (++nodes_ > options_.node_budget || simulations_ > options_.simulation_budget) {
+      budget_hit_ = true;
+      return;
+    }
+    trim_cache();
+    const int s = v % pp_;
+    const int chunk = v / pp_;
+    for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
+      if (budget_hit_) return;
+      if (V_ == pp_ && suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)] >= best_time_) continue;
+      auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
+      ranges.emplace_back(a, b);
+      const bool completes = chunk == shape_.vpp_degree - 1;
+      double term = 0;
+      bool stop = false;
+      double base = 0;
+      for (auto [x, y] : ranges) base += range(prefix_f_, x, y) + range(prefix_b_, x, y);
+      const double pf = stage_pf_[static_cast<std::size_t>(s)];
+      const double pb = split_ ? 0 : stage_pb_[static_cast<std::size_t>(s)];
+      std::vector<double> acts;
+      double extra = 0;
+      if (completes) {
+        extra = stage_extra(s, ranges, &acts);
+        if (extra == kInf) stop = true;  // more layers only need more memory
+      } else {
+        double statics = 0;
+        for (auto [x, y] : ranges) statics += range(prefix_static_, x, y);
+        if (!fits(statics, limit_)) stop = true;
+      }
+      if (!stop) {
+        term = pf + m_ * (base + extra) + pb;
+        if (std::max(bound, term) >= best_time_) stop = true;  // grows with b
+      }
+      if (stop) {
+        ranges.pop_back();
+        break;
+      }
+      ends_[static_cast<std::size_t>(v)] = b;
+      // Costs of this virtual stage, for the simulation of complete plans.
+      auto& c = costs_[static_cast<std::size_t>(v)];
+      c.forward_ms = range(prefix_f_, a, b);
+      c.backward_ms = range(prefix_b_, a, b);
+      c.weight_ms = range(prefix_w_, a, b);
+      c.send_ms = crosses(v) ? send_after(b) : 0;
+      if (completes) assign_chunk_costs(s, ranges, acts);
+      // Chunk 0 of this stage feeds the prefix bound of the next stage.
+      if (chunk == 0 && s + 1 <= pp_) {
+        stage_pf_[static_cast<std::size_t>(s) + 1] = pf + c.forward_ms + c.send_ms;
+        // (c.backward_ms already holds the recompute time when this stage is complete)
+        stage_pb_[static_cast<std::size_t>(s) + 1] = stage_pb_[static_cast<std::size_t>(s)] + c.backward_ms + c.send_ms;
+      }
+      if (v == V_ - 1) evaluate();
+      else dfs(v + 1, b, std::max(bound, term));
+      ranges.pop_back();
+    }
+  }
+
+  void assign_chunk_costs(int s, const std::vector<std::pair<int, int>>& ranges, const std::vector<double>& acts) {
+    // Recompute time per chunk is re-derived from its own frontier at the chosen activation.
+    for (std::size_t c = 0; c < ranges.size(); ++c) {
+      const int v = s + static_cast<int>(c) * pp_;
+      auto& cost = costs_[static_cast<std::size_t>(v)];
+      const Frontier& f = frontier(ranges[c].first, ranges[c].second);
+      const int k = best_point(f, acts[c]);
+      cost.activation_mib = acts[c];
+      cost.backward_ms = range(prefix_b_, ranges[c].first, ranges[c].second) + f[static_cast<std::size_t>(k)].extra;
+    }
+  }
+
+  void evaluate() {
+    ++simulations_;
+    SimulationInput in;
+    in.pp_degree = pp_;
+    in.vpp_degree = shape_.vpp_degree;
+    in.micro_batch_num = shape_.micro_batch_num;
+    in.schedule = shape_.schedule;
+    in.costs = costs_;
+    const double t = simulate(in).step_time_ms;
+    if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
+      best_time_ = t;
+      best_ends_ = ends_;
+    }
+  }
+
+  // Simulates a plan given by its stage ends (used for the incumbents).
+  void try_plan(const std::vector<int>& ends) {
+    if (static_cast<int>(ends.size()) != V_) return;
+    std::vector<std::vector<std::pair<int, int>>> per_stage(static_cast<std::size_t>(pp_));
+    int a = 0;
+    for (int v = 0; v < V_; ++v) {
+      const int b = ends[static_cast<std::size_t>(v)];
+      if (b < a + min_size_) return;
+      per_stage[static_cast<std::size_t>(v % pp_)].emplace_back(a, b);
+      auto& c = costs_[static_cast<std::size_t>(v)];
+      c.forward_ms = range(prefix_f_, a, b);
+      c.backward_ms = range(prefix_b_, a, b);
+      c.weight_ms = range(prefix_w_, a, b);
+      c.send_ms = crosses(v) ? send_after(b) : 0;
+      a = b;
+    }
+    for (int s = 0; s < pp_; ++s) {
+      std::vector<double> acts;
+      if (stage_extra(s, per_stage[static_cast<std::size_t>(s)], &acts) == kInf) return;
+      assign_chunk_costs(s, per_stage[static_cast<std::size_t>(s)], acts);
+    }
+    ends_ = ends;
+    evaluate();
+  }
+
+  // ---- when nothing fits: the plan over the limit by the least ---------------------------------
+  std::vector<int> least_over_ends() {
+    // Minimise the largest overshoot with the most activation-saving recompute, one chunk per
+    // stage as a relaxation for vpp > 1 (the even split is kept when that does not apply).
+    if (V_ != pp_) return even_ends();
+    std::vector<std::vector<double>> over(static_cast<std::size_t>(V_) + 1,
+                                          std::vector<double>(static_cast<std::size_t>(L_) + 1, kInf));
+    std::vector<std::vector<int>> next(static_cast<std::size_t>(V_), std::vector<int>(static_cast<std::size_t>(L_) + 1, -1));
+    over[static_cast<std::size_t>(V_)][static_cast<std::size_t>(L_)] = -kInf;
+    for (int v = V_ - 1; v >= 0; --v)
+      for (int a = 0; a <= L_; ++a)
+        for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
+          const double after = over[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
+          if (after == kInf) continue;
+          const double need =
+              range(prefix_static_, a, b) + held_[static_cast<std::size_t>(v)] * frontier(a, b).front().act - limit_;
+          if (need >= over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) break;  // grows with b
+          const double value = std::max(need, after);
+          if (value < over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) {
+            over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = value;
+            next[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = b;
+          }
+        }
+    std::vector<int> ends;
+    int a = 0;
+    for (int v = 0; v < V_; ++v) ends.push_back(a = next[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]);
+    return ends;
+  }
+
+  // ---- the result -------------------------------------------------------------------------------
+  Plan make_plan(const std::vector<int>& ends, bool within_limit) {
+    Plan plan = shape_;
+    plan.stage_layers.clear();
+    plan.recompute.assign(static_cast<std::size_t>(L_), -1);
+    std::vector<std::vector<std::pair<int, int>>> per_stage(static_cast<std::size_t>(pp_));
+    int a = 0;
+    for (int v = 0; v < V_; ++v) {
+      const int b = ends[static_cast<std::size_t>(v)];
+      plan.stage_layers.push_back(b - a);
+      per_stage[static_cast<std::size_t>(v % pp_)].emplace_back(a, b);
+      a = b;
+    }
+    for (int s = 0; s < pp_; ++s) {
+      const auto& ranges = per_stage[static_cast<std::size_t>(s)];
+      std::vector<double> acts;
+      const bool ok = within_limit && stage_extra(s, ranges, &acts) < kInf;
+      for (std::size_t c = 0; c < ranges.size(); ++c) {
+        const auto [x, y] = ranges[c];
+        const Frontier& f = frontier(x, y);
+        // Within the limit: the least extra time that fits; otherwise the least activation.
+        int k = ok ? best_point(f, acts[c]) : 0;
+        choose_layers(x, y, k, plan.recompute);
+      }
+    }
+    return plan;
+  }
+
+  // Walks the frontier chain of [a, b) back from point k to the option of every layer.
+  void choose_layers(int a, int b, int k, std::vector<int>& choice) {
+    frontier(a, b);  // make sure the chain exists
+    const auto& chain = chains_.at(a);
+    for (int i = b; i > a; --i) {
+      const Point& p = chain[static_cast<std::size_t>(i - a)][static_cast<std::size_t>(k)];
+      choice[static_cast<std::size_t>(i) - 1] = p.option;
+      k = p.parent;
+    }
+  }
+
+  bool exact() const {
+    return !budget_hit_ && !thinned_ && shape_.vpp_degree == 1 &&
+           (shape_.schedule == Schedule::gpipe || shape_.schedule == Schedule::one_f_one_b);
+  }
+
+  std::vector<std::string> why_not_exact() const {
+    std::vector<std::string> notes;
+    if (budget_hit_) notes.push_back("the search stopped at its budget before every candidate was ruled out");
+    if (thinned_) notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierCap) + " points");
+    if (shape_.vpp_degree > 1)
+      notes.push_back("with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
+                      "which can rule out plans that would fit");
+    if (shape_.schedule == Schedule::zb_h1)
+      notes.push_back("zb_h1 picks operations by arrival, so its step time is not proven monotone in stage times, and "
+                      "memory is bounded by the in-flight cap min(pp - s, m)");
+    return notes;
+  }
+
+  const Model& model_;
+  const Device& device_;
+  const Plan& shape_;
+  const BalanceOptions& options_;
+  int L_ = 0, pp_ = 1, V_ = 1, min_size_ = 1;
+  double m_ = 1;
+  bool split_ = false;
+  double limit_ = kInf;
+  double min_send_ = 0;
+  std::vector<double> prefix_f_, prefix_b_, prefix_w_, prefix_static_;
+  std::vector<double> held_;
+  std::unordered_map<int, std::deque<Frontier>> chains_;  // deque: references survive growth
+  std::size_t cached_points_ = 0;
+  bool thinned_ = false;
+  std::vector<std::vector<double>> suffix_;
+  std::vector<std::vector<int>> suffix_next_;
+  double lower_bound_ = 0;
+  // search state
+  std::vector<int> ends_;
+  std::vector<std::vector<std::pair<int, int>>> chunk_ranges_;
+  std::vector<double> stage_pf_, stage_pb_;
+  std::vector<VirtualStageCost> costs_;
+  double best_time_ = kInf;
+  std::vector<int> best_ends_;
+  std::int64_t nodes_ = 0, simulations_ = 0;
+  bool budget_hit_ = false;
+};
+
+std::vector<int> ends_of(const std::vector<int>& stage_layers) {
+  std::vector<int> ends;
+  int a = 0;
+  for (int n : stage_layers) ends.push_back(a += n);
+  return ends;
+}
+
+}  // namespace
+
+BalanceResult balance(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options) {
+  return Balancer(model, device, shape, options).run();
+}
+
+Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options) {
+  BalanceOptions options;
+  options.recompute_options = recompute_options;
+  options.allow_empty_stages = true;
+  return Balancer(model, device, plan, options).plan_for(ends_of(plan.stage_layers));
+}
+
+std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
+                                           const std::vector<int>& recompute_options, int range,
+                                           bool allow_empty_stages, std::int64_t limit, bool& complete) {
+  const int V = shape.virtual_stages();
+  const int body = model.body_count();
+  const int base = body / V;
+  const int remainder = body % V;
+  Plan even = shape;
+  even.stage_layers = even_stage_layers(model, V);
+  const std::vector<int> even_offset = layer_offset_of(even, model);
+  const int min_body = allow_empty_stages ? 0 : 1;
+  // The least body a virtual stage may keep: pinned layers already make the first and last non-empty.
+  auto floor_of = [&](int v) {
+    const bool pinned = (v == 0 && model.pinned_first > 0) || (v == V - 1 && model.pinned_last > 0);
+    return std::max(-base, (pinned ? 0 : min_body) - base);
+  };
+  std::vector<OffsetCandidate> out;
+  complete = true;
+  std::vector<int> offset(static_cast<std::size_t>(V));
+  // Depth-first over the stages, keeping the running sum reachable from what is left.
+  std::vector<int> lo(static_cast<std::size_t>(V)), hi(static_cast<std::size_t>(V));
+  for (int v = 0; v < V; ++v) {
+    lo[static_cast<std::size_t>(v)] = std::max(even_offset[static_cast<std::size_t>(v)] - range, floor_of(v));
+    hi[static_cast<std::size_t>(v)] = even_offset[static_cast<std::size_t>(v)] + range;
+  }
+  std::vector<long long> lo_rest(static_cast<std::size_t>(V) + 1, 0), hi_rest(static_cast<std::size_t>(V) + 1, 0);
+  for (int v = V - 1; v >= 0; --v) {
+    lo_rest[static_cast<std::size_t>(v)] = lo_rest[static_cast<std::size_t>(v) + 1] + lo[static_cast<std::size_t>(v)];
+    hi_rest[static_cast<std::size_t>(v)] = hi_rest[static_cast<std::size_t>(v) + 1] + hi[static_cast<std::size_t>(v)];
+  }
+  auto visit = [&](auto&& self, int v, long long sum) -> void {
+    if (!complete) return;
+    if (v == V) {
+      if (static_cast<std::int64_t>(out.size()) >= limit) {
+        complete = false;
+        return;
+      }
+      Plan plan = shape;
+      plan.stage_layers.assign(static_cast<std::size_t>(V), 0);
+      for (int u = 0; u < V; ++u) {
+        plan.stage_layers[static_cast<std::size_t>(u)] = base + offset[static_cast<std::size_t>(u)];
+        if (u == 0) plan.stage_layers[0] += model.pinned_first;
+        if (u == V - 1) plan.stage_layers[static_cast<std::size_t>(u)] += model.pinned_last;
+      }
+      plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+      plan = with_best_recompute(model, device, plan, recompute_options);
+      out.push_back({offset, estimate(model, device, plan, false)});
+      return;
+    }
+    const auto k = static_cast<std::size_t>(v);
+    for (int o = lo[k]; o <= hi[k]; ++o) {
+      const long long rest = remainder - sum - o;
+      if (rest < lo_rest[k + 1] || rest > hi_rest[k + 1]) continue;
+      offset[k] = o;
+      self(self, v + 1, sum + o);
+    }
+  };
+  visit(visit, 0, 0);
+  std::stable_sort(out.begin(), out.end(), [](const OffsetCandidate& x, const OffsetCandidate& y) {
+    if (x.estimate.feasible != y.estimate.feasible) return x.estimate.feasible;
+    return x.estimate.step_time_ms < y.estimate.step_time_ms;
+  });
+  return out;
+}
+
+}  // namespace ppb

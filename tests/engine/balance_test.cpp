@@ -1,0 +1,292 @@
+// PPB against exhaustive search and hand-worked cases (AP-PP-02, 07, 09).
+#include "ppb/balance.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "helpers.hpp"
+
+namespace ppb::test {
+namespace {
+
+Plan shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
+  Plan p;
+  p.pp_degree = pp;
+  p.vpp_degree = vpp;
+  p.micro_batch_num = m;
+  p.schedule = schedule;
+  return p;
+}
+
+struct Exhaustive {
+  bool feasible = false;
+  double best_ms = 0;
+  std::int64_t plans = 0;
+};
+
+// Every contiguous partition (non-empty stages, pins respected) and every recompute assignment of
+// every layer among "none" and the options allowed, each simulated.
+Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options) {
+  Exhaustive out;
+  const int L = model.layer_count(), V = shape.virtual_stages();
+  std::vector<int> stage_layers(static_cast<std::size_t>(V));
+  std::function<void(int, int)> partition = [&](int v, int start) {
+    if (v == V - 1) {
+      stage_layers[static_cast<std::size_t>(v)] = L - start;
+      if (L - start < 1 || (V > 1 && start > model.body_end())) return;
+      if (V == 1 || stage_layers[0] >= model.pinned_first) {
+        Plan plan = shape;
+        plan.stage_layers = stage_layers;
+        plan.recompute.assign(static_cast<std::size_t>(L), -1);
+        std::function<void(int)> choose = [&](int i) {
+          if (i == L) {
+            ++out.plans;
+            const Estimate e = estimate(model, device, plan, false);
+            if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) out.best_ms = e.step_time_ms;
+            out.feasible = out.feasible || e.feasible;
+            return;
+          }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
+          choose(i + 1);
+          for (int o : options)
+            if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
+              plan.recompute[static_cast<std::size_t>(i)] = o;
+              choose(i + 1);
+            }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
+        };
+        choose(0);
+      }
+      return;
+    }
+    for (int n = 1; start + n <= L - (V - 1 - v); ++n) {
+      if (v == 0 && n < model.pinned_first) continue;
+      if (start + n > model.body_end()) break;
+      stage_layers[static_cast<std::size_t>(v)] = n;
+      partition(v + 1, start + n);
+    }
+  };
+  partition(0, 0);
+  return out;
+}
+
+Model random_model(std::mt19937& rng, int layers) {
+  std::uniform_real_distribution<double> time(0.5, 6.0), mem(50, 400), act(20, 300), send(0, 64);
+  std::uniform_int_distribution<int> coin(0, 1);
+  Model model;
+  model.recompute_options = {"full", "selective"};
+  for (int i = 0; i < layers; ++i) {
+    Layer l;
+    l.name = std::to_string(i);  // (g++ 12 warns falsely on "l" + to_string)
+    l.forward_ms = std::round(time(rng) * 4) / 4;
+    l.backward_ms = std::round(l.forward_ms * (1.5 + coin(rng)) * 4) / 4;
+    l.weight_backward_ms = l.backward_ms / 2;
+    l.other_static_mib = std::round(mem(rng));
+    l.activation_mib = std::round(act(rng));
+    l.send_mib = std::round(send(rng));
+    l.recompute.assign(2, std::nullopt);
+    if (coin(rng)) l.recompute[0] = RecomputeCost{std::round(l.activation_mib * 0.1), l.forward_ms};
+    if (coin(rng)) l.recompute[1] = RecomputeCost{std::round(l.activation_mib * 0.6), std::round(l.forward_ms * 0.3 * 4) / 4};
+    model.layers.push_back(l);
+  }
+  if (coin(rng)) {
+    model.layers.front().pin = Pin::first;
+    model.pinned_first = 1;
+  }
+  if (coin(rng) && layers > 1) {
+    model.layers.back().pin = Pin::last;
+    model.pinned_last = 1;
+  }
+  return model;
+}
+
+// PPB's plan is never slower than the best plan exhaustive search finds, and is proven optimal,
+// on 500 seeded random models of up to 10 layers, 4 stages and 2 recompute options.
+TEST(Balance, NeverWorseThanExhaustiveSearch) {
+  std::mt19937 rng(20261129);
+  int compared = 0, infeasible = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    std::uniform_int_distribution<int> layers_d(2, 10), pp_d(1, 4), m_d(1, 8), coin(0, 1);
+    const int layers = layers_d(rng);
+    Model model = random_model(rng, layers);
+    const int units = model.body_count() + (model.pinned_first ? 1 : 0) + (model.pinned_last ? 1 : 0);
+    const int pp = std::min(pp_d(rng), units);
+    const Plan shape = shape_of(pp, m_d(rng), coin(rng) ? Schedule::one_f_one_b : Schedule::gpipe);
+    // Keep the exhaustive space small enough: 3^layers recompute assignments per partition.
+    std::vector<int> options = {0, 1};
+    if (layers > 7) options = {coin(rng)};
+    Device device;
+    if (coin(rng)) {
+      device.p2p_bandwidth_gbs = 10;
+      device.p2p_latency_ms = 0.05;
+    }
+    // A limit between "everything fits" and "nothing fits" most of the time.
+    double total_static = 0, total_act = 0;
+    for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
+    std::uniform_real_distribution<double> tightness(0.5, 2.0);
+    device.memory_limit_mib = std::round(tightness(rng) * (total_static + total_act * std::min<double>(pp, shape.micro_batch_num)) / pp);
+    BalanceOptions opt;
+    opt.recompute_options = options;
+    const BalanceResult got = balance(model, device, shape, opt);
+    const Exhaustive want = exhaustive(model, device, shape, options);
+    ASSERT_EQ(got.feasible, want.feasible) << "trial " << trial;
+    if (!want.feasible) {
+      ++infeasible;
+      continue;
+    }
+    ++compared;
+    const Estimate e = estimate(model, device, got.plan, false);
+    EXPECT_TRUE(e.feasible) << "trial " << trial;
+    EXPECT_DOUBLE_EQ(e.step_time_ms, got.step_time_ms) << "trial " << trial;
+    EXPECT_LE(got.step_time_ms, want.best_ms + 1e-9) << "trial " << trial << " over " << want.plans << " plans";
+    EXPECT_TRUE(got.proven_optimal) << "trial " << trial;
+  }
+  // The seeds must exercise both outcomes.
+  EXPECT_GT(compared, 300);
+  EXPECT_GT(infeasible, 20);
+}
+
+// The schedules PPB does not prove optimal still give feasible plans no slower than the even split.
+TEST(Balance, OtherSchedulesBeatOrMatchTheEvenSplit) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    Model model = random_model(rng, 8 + trial % 5);
+    const bool interleaved = trial % 2 == 0;
+    const Plan shape = interleaved ? shape_of(2, 4, Schedule::interleaved_1f1b, 2) : shape_of(3, 6, Schedule::zb_h1);
+    Device device;
+    BalanceOptions opt;
+    opt.recompute_options = {0, 1};
+    const BalanceResult got = balance(model, device, shape, opt);
+    ASSERT_TRUE(got.feasible);
+    Plan even = shape;
+    even.stage_layers = even_stage_layers(model, shape.virtual_stages());
+    even.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+    EXPECT_LE(got.step_time_ms, estimate(model, device, even, false).step_time_ms + 1e-9) << "trial " << trial;
+    EXPECT_FALSE(got.proven_optimal);
+    EXPECT_FALSE(got.notes.empty());
+  }
+}
+
+// Embedding F 6 B 12, 8 decoders F 2 B 4, head F 8 B 16, over 4 stages, 16 micro batches.
+json heavy_ends_request() {
+  json layers = json::array();
+  layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 6}, {"backward_ms", 12}, {"static_mib", 100}});
+  layers.push_back({{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+                    {"activation_mib", 10}});
+  layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 8}, {"backward_ms", 16}, {"static_mib", 100}});
+  return {{"model", {{"layers", layers}}}, {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};
+}
+
+// AP-PP-02: per micro batch the even split gives stages 18 + 12 = 30, 12, 12, 12 + 24 = 36 ms of
+// compute (max/mean 36 / 22.5 = 1.6, max - min 24). The best split has 24 ms at most on a stage
+// (90 ms over 4 stages in steps of 6: 24, 24, 24, 18), so max/mean 24 / 22.5 and max - min 6, and
+// its step time is the least of all 84 partitions, found here by enumerating them.
+TEST(Balance, AP_PP_02_PpbIsMoreBalancedThanTheEvenSplit) {
+  const json r = run("balance", heavy_ends_request());
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& res = r["result"];
+  EXPECT_DOUBLE_EQ(res["baseline"]["imbalance"]["max_over_mean"], 36 / 22.5);
+  EXPECT_DOUBLE_EQ(res["baseline"]["imbalance"]["max_minus_min_ms"], 24);
+  EXPECT_DOUBLE_EQ(res["imbalance"]["max_over_mean"], 24 / 22.5);
+  EXPECT_DOUBLE_EQ(res["imbalance"]["max_minus_min_ms"], 6);
+  EXPECT_LT(res["step_time_ms"].get<double>(), res["baseline"]["step_time_ms"].get<double>());
+  EXPECT_TRUE(res["method"]["proven_optimal"]);
+
+  Diagnostics d;
+  const Request request = parse_request(heavy_ends_request(), d);
+  const Exhaustive all = exhaustive(request.model, request.device, shape_of(4, 16, Schedule::one_f_one_b), {});
+  EXPECT_EQ(all.plans, 84);  // C(9, 3) ways to cut 10 layers into 4 non-empty stages, pins respected
+  EXPECT_DOUBLE_EQ(res["step_time_ms"].get<double>(), all.best_ms);
+  EXPECT_GT(res["gain"]["step_time_ms"].get<double>(), 0);
+}
+
+// AP-PP-07: the offset search lists legal offsets only (summing to 8 mod 4 = 0, within +-2 of the
+// even split's zeros), moves boundaries, and reports the offset it chose.
+TEST(Balance, AP_PP_07_OffsetSearchMovesBoundaries) {
+  json req = heavy_ends_request();
+  req["balance"] = {{"mode", "offset"}, {"offset_range", 2}};
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& offsets = r["result"]["offsets"];
+  // Offsets o_v in [-2, 2] summing to 0, where the middle stages (no pinned layer) keep at least one of
+  // their 2 base layers (o >= -1): the coefficient of x^0 in (x^-2 + ... + x^2)^2 (x^-1 + ... + x^2)^2,
+  // which is 56.
+  EXPECT_EQ(offsets.size(), 56u);
+  double last = 0;
+  for (const auto& c : offsets) {
+    int sum = 0;
+    for (int o : c["layer_offset"]) {
+      EXPECT_GE(o, -2);
+      EXPECT_LE(o, 2);
+      sum += o;
+    }
+    EXPECT_EQ(sum, 0);
+    EXPECT_GE(c["step_time_ms"].get<double>(), last);
+    last = c["step_time_ms"].get<double>();
+  }
+  EXPECT_EQ(r["result"]["layer_offset"], offsets[0]["layer_offset"]);
+  EXPECT_NE(r["result"]["layer_offset"], json({0, 0, 0, 0}));  // a boundary moved
+  // The best offset moves decoders off the heavy first and last stages.
+  EXPECT_LT(r["result"]["layer_offset"][0].get<int>(), 0);
+  EXPECT_LT(r["result"]["layer_offset"][3].get<int>(), 0);
+}
+
+// AP-PP-09: 8 decoders (F 2, B 4, activation 100, static 100; full keeps 10 for +2 ms, selective
+// keeps 60 for +0.5 ms) on 2 stages, 8 micro batches. Stage 0 holds 2 micro batches: 4 x 100 static
+// + 2 x 400 activation = 1200 MiB; stage 1 holds 1: 400 + 400 = 800. With a 1000 MiB limit the even
+// split does not fit; stage 0 must keep at most 300 MiB per micro batch, so it saves 100 MiB: the
+// cheapest way is 3 selective layers (saving 120 MiB for 1.5 ms; one full layer saves 90, too little;
+// 2 selective + ... any cheaper mix saves less). Stage 1 fits and recomputes nothing.
+TEST(Balance, AP_PP_09_RecomputeMakesATightPlanFeasible) {
+  json layers = {{{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+                  {"activation_mib", 100},
+                  {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
+                                 {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+  json req = {{"model", {{"layers", layers}}},
+              {"device", {{"memory_limit_mib", 1000}}},
+              {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}, {"stage_layers", {4, 4}}}}};
+  json even = run("estimate", req);
+  ASSERT_TRUE(even["ok"]) << even.dump();
+  EXPECT_FALSE(even["result"]["feasible"]);
+  EXPECT_DOUBLE_EQ(even["result"]["stages"][0]["memory"]["peak_mib"], 1200);
+
+  req["pipeline"].erase("stage_layers");
+  req["balance"] = {{"mode", "offset"}, {"offset_range", 0}};  // keep the even split, choose recompute
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& s0 = r["result"]["stages"][0];
+  EXPECT_TRUE(r["result"]["feasible"]);
+  EXPECT_EQ(r["result"]["layer_recompute"], json({{"selective", {0, 1, 2}}}));
+  EXPECT_DOUBLE_EQ(s0["memory"]["activation_mib"], 2 * (400 - 3 * 40));  // lowered by exactly 3 x 40 per micro batch
+  EXPECT_DOUBLE_EQ(s0["time"]["recompute_ms"], 1.5);                       // raised by exactly 3 x 0.5
+  EXPECT_DOUBLE_EQ(r["result"]["stages"][1]["time"]["recompute_ms"], 0);  // stage 1 fits: nothing recomputed
+  EXPECT_FALSE(r["result"]["baseline"]["feasible"]);
+
+  // The optimal mode finds a feasible plan too, never slower than the even split with recompute.
+  req["balance"] = json::object();
+  const json opt = run("balance", req);
+  EXPECT_TRUE(opt["result"]["feasible"]);
+  EXPECT_LE(opt["result"]["step_time_ms"].get<double>(), r["result"]["step_time_ms"].get<double>());
+}
+
+// With no plan under the limit the answer is infeasible and names the stages over it.
+TEST(Balance, NothingFitsGivesTheLeastOverPlan) {
+  json req = heavy_ends_request();
+  req["device"] = {{"memory_limit_mib", 150}};  // every stage holds at least 100 MiB static + activations
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_FALSE(r["result"]["feasible"]);
+  EXPECT_FALSE(r["result"]["violations"].empty());
+}
+
+TEST(Balance, UnknownRecomputeOptionIsAnError) {
+  json req = heavy_ends_request();
+  req["balance"] = {{"recompute_options", {"full"}}};
+  const json r = run("balance", req);
+  EXPECT_TRUE(has_error(r, "RECOMPUTE_OPTION_UNKNOWN", "/balance/recompute_options/0")) << r.dump();
+}
+
+}  // namespace
+}  // namespace ppb::test
