@@ -15,13 +15,24 @@ namespace {
 constexpr const char* kUsage = R"(usage: ppb COMMAND FILE|- [--pretty] [--output FILE]
        ppb --help | --version
 
-Commands (the request is JSON; see docs/contract.md):
-  estimate   evaluate the plan given in "pipeline": per-stage memory and time, step time, bubble
+Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/contract.md):
+  estimate   evaluate the plan in "pipeline": per-stage memory and time, step time, bubble,
+             violations of device.memory_limit_mib; "include_timeline": true adds every operation
+  balance    PPB: the partition and recompute with the lowest simulated step time that fit memory,
+             beside the even split ("baseline"); "balance": {"mode": "offset", "offset_range": k}
+             ranks every layer_offset within +-k instead
+  import     a MindFormers/HyperParallel SAPP layer file or a "transformer" description in,
+             a ppb.model.v1 document out
+  export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace"}
 
-Example:
-  ppb estimate examples/dense-8l-request.json --pretty
+Examples:
+  ppb estimate request.json --pretty
+  echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
+         "pipeline": {"pp_degree": 4, "micro_batch_num": 8}}' | ppb balance -
+  ppb import examples/sapp-llama-80l.json --output model.json
 
 Exit status: 0 result (feasible or not), 2 invalid request, 1 internal failure.
+Errors: the JSON on stdout names each with a code and a JSON Pointer; stderr has one line each.
 )";
 
 }  // namespace

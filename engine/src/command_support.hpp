@@ -21,6 +21,8 @@ CommandOutput invalid(const Diagnostics& diagnostics);
 std::optional<Plan> checked_plan(const Request& request, Diagnostics& diagnostics);
 
 CommandOutput run_estimate(const nlohmann::json& document);
+CommandOutput run_import(const nlohmann::json& document);
+CommandOutput run_export(const nlohmann::json& document);
 CommandOutput run_balance(const nlohmann::json& document);
 
 }  // namespace ppb::detail

@@ -62,6 +62,8 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
   try {
     static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
         {"estimate", detail::run_estimate},
+        {"import", detail::run_import},
+        {"export", detail::run_export},
         {"balance", detail::run_balance},
     };
     auto it = commands.find(command);

@@ -7,6 +7,7 @@
 
 #include "ppb/limits.hpp"
 #include "ppb/plan.hpp"
+#include "ppb/transformer.hpp"
 
 namespace ppb {
 
@@ -354,6 +355,8 @@ Model parse_model(const json& document, const std::string& path, const BytesPerP
   if (auto format = f.string("format"); format && *format != "ppb.model.v1")
     d.error("FORMAT_UNKNOWN", f.at("format"), "format \"" + *format + "\" is not supported; this engine reads \"ppb.model.v1\".");
   model.name = f.string("name").value_or("");
+  f.allow("bytes_per_param");  // written by the transformer generator, informational here
+  f.allow("total_params");
   const json* layers = f.get("layers");
   if (!layers) {
     d.error("REQUIRED", f.at("layers"), "the model needs a \"layers\" array.");
@@ -403,6 +406,7 @@ Request parse_request(const json& document, Diagnostics& d) {
 
   if (const json* training = top.object("training")) {
     Fields f(*training, "/training", d);
+    for (const char* key : {"precision", "distributed_optimizer", "recompute_options"}) f.allow(key);  // transformer
     request.training.global_batch_size = f.integer("global_batch_size", 1, limits::max_batch);
     request.training.micro_batch_size = f.integer("micro_batch_size", 1, limits::max_batch);
     request.training.dp_degree = f.integer("dp_degree", 1, limits::max_batch);
@@ -413,11 +417,30 @@ Request parse_request(const json& document, Diagnostics& d) {
       request.training.bytes_per_param.optimizer = b.quantity("optimizer").value_or(request.training.bytes_per_param.optimizer);
     }
   }
-  if (const json* model = top.get("model")) request.model = parse_model(*model, "/model", request.training.bytes_per_param, d);
-  else d.error("MODEL_MISSING", "/model", "the request needs a \"model\" (a ppb.model.v1 document).");
+  const json* model = top.get("model");
+  if (model && document.contains("transformer")) {
+    d.error("MODEL_CONFLICT", "/transformer", "give either a model (layer costs) or a transformer description, not both.");
+  } else if (model) {
+    request.model = parse_model(*model, "/model", request.training.bytes_per_param, d);
+  } else if (document.contains("transformer")) {
+    // A symbolic description stands for the model: generate its layer costs, then read them as any
+    // other document. Its bytes per parameter follow the precision unless the request sets them.
+    if (auto generated = transformer_model(document, d)) {
+      const bool bytes_given = document.contains("training") && document["training"].is_object() &&
+                               document["training"].contains("bytes_per_param");
+      if (!bytes_given && generated->contains("bytes_per_param")) {
+        const json& b = (*generated)["bytes_per_param"];
+        request.training.bytes_per_param = {b.value("weights", 2.0), b.value("grads", 4.0), b.value("optimizer", 12.0)};
+      }
+      request.model = parse_model(*generated, "/transformer", request.training.bytes_per_param, d);
+    }
+  } else {
+    d.error("MODEL_MISSING", "/model", "the request needs a \"model\" (a ppb.model.v1 document) or a \"transformer\" description.");
+  }
 
   if (const json* device = top.object("device")) {
     Fields f(*device, "/device", d);
+    for (const char* key : {"peak_tflops", "compute_efficiency"}) f.allow(key);  // transformer
     request.device.memory_limit_mib = f.quantity("memory_limit_mib", true);
     request.device.reserved_mib = f.quantity("reserved_mib").value_or(0);
     request.device.p2p_bandwidth_gbs = f.quantity("p2p_bandwidth_gbs", true);

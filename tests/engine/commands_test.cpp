@@ -52,3 +52,26 @@ TEST(Commands, TimelineOnRequest) {
 
 }  // namespace
 }  // namespace ppb::test
+
+namespace ppb::test {
+namespace {
+
+// A transformer description stands wherever a model does: the estimate runs on its generated layers.
+TEST(Commands, TransformerDescriptionStandsForTheModel) {
+  const json req = {{"transformer", {{"num_layers", 8}, {"hidden_size", 1024}, {"num_attention_heads", 16},
+                                     {"vocab_size", 32000}, {"seq_length", 1024}}},
+                    {"training", {{"micro_batch_size", 1}}},
+                    {"device", {{"peak_tflops", 989}}},
+                    {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}}}};
+  const json r = run("estimate", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_FALSE(r.contains("warnings")) << r.dump();
+  // Embedding pinned first, 8 decoders, head pinned last: 10 layers, 4 + 1 per stage.
+  EXPECT_EQ(r["result"]["stage_layers"], json({5, 5}));
+  json both = req;
+  both["model"] = uniform_model(2, 1, 2, 0, 0);
+  EXPECT_TRUE(has_error(run("estimate", both), "MODEL_CONFLICT", "/transformer"));
+}
+
+}  // namespace
+}  // namespace ppb::test

@@ -17,17 +17,21 @@ struct Diagnostic {
 
 class Diagnostics {
  public:
-  void error(std::string code, std::string path, std::string message) {
-    errors_.push_back({std::move(code), std::move(path), std::move(message)});
-  }
-  void warning(std::string code, std::string path, std::string message) {
-    warnings_.push_back({std::move(code), std::move(path), std::move(message)});
-  }
+  // A problem already reported with the same code at the same path is not repeated (two readers
+  // of one section, such as the transformer generator and the request parser, may both see it).
+  void error(std::string code, std::string path, std::string message) { add(errors_, code, path, message); }
+  void warning(std::string code, std::string path, std::string message) { add(warnings_, code, path, message); }
   [[nodiscard]] bool ok() const { return errors_.empty(); }
   [[nodiscard]] const std::vector<Diagnostic>& errors() const { return errors_; }
   [[nodiscard]] const std::vector<Diagnostic>& warnings() const { return warnings_; }
 
  private:
+  static void add(std::vector<Diagnostic>& list, std::string& code, std::string& path, std::string& message) {
+    for (const auto& d : list)
+      if (d.code == code && d.path == path) return;
+    list.push_back({std::move(code), std::move(path), std::move(message)});
+  }
+
   std::vector<Diagnostic> errors_;
   std::vector<Diagnostic> warnings_;
 };

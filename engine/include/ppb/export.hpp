@@ -1,0 +1,73 @@
+// A plan written out in the settings of the frameworks that run it: MindFormers (offset and
+// per-stage recompute counts, as YAML) and Megatron-LM (command-line arguments, including the
+// pipeline layout string). What a framework cannot express is said in `notes`, never dropped
+// silently. Sources and mappings: docs/interop.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ppb/model.hpp"
+#include "ppb/plan.hpp"
+
+namespace ppb {
+
+struct ExportOutput {
+  nlohmann::json json;  // machine-readable form, with a "notes" list of sentences
+  std::string text;     // ready to paste: YAML for MindFormers, a command-line fragment for Megatron-LM
+};
+
+// MindFormers: json {"offset", "recompute", "select_recompute", "select_comm_recompute",
+// "pipeline_stage", "pp_interleave_num", "num_layers", "micro_batch_num", "notes"}; the four lists
+// are per stage ([pp]) or, when vpp > 1, [vpp][pp] with virtual stage v = chunk x pp + stage.
+// offset is against floor(body / (pp x vpp)) and sums to the remainder; each recompute count N
+// means the first N layers of the stage. Model options map by name: "full" -> recompute,
+// "selective" -> select_recompute, "comm" -> select_comm_recompute, "selective_comm" -> both
+// select lists; the counts are cumulative as MindFormers applies them (select_recompute =
+// full + selective_comm + selective, as SAPP writes them).
+//
+// Example: pp 2, 10 body layers split 4 | 6, full recompute on the first 2 layers of stage 0:
+// offset [-1, 1], recompute [2, 0], select_recompute [2, 0], select_comm_recompute [2, 0].
+ExportOutput export_mindformers(const Plan& plan, const Model& model);
+
+// Megatron-LM: json {"args": [...], "layout": "E...|...L", "notes": [...]}, text the arguments
+// joined for a shell. Arguments: --num-layers, --pipeline-model-parallel-size, then the partition
+// as an even split (with --num-virtual-stages-per-pipeline-rank when vpp > 1), as
+// --decoder-first/last-pipeline-num-layers when those reproduce it, or else as
+// --pipeline-model-parallel-layout; and the recompute arguments when the plan's recompute has a
+// Megatron-LM form (full on every layer: uniform; full on the first N layers of every virtual
+// stage: block N; selective on every layer: selective).
+//
+// Example: pp 4, embedding + 2 decoders | 3 decoders | 2 decoders | 3 decoders + head is not an even
+// split nor one with only the first and last stages different, so the args are --num-layers 10
+// --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et*2|t*3|t*2|t*3L'.
+ExportOutput export_megatron(const Plan& plan, const Model& model);
+
+// Megatron-LM's pipeline layout string for the plan: virtual stages in order separated by "|",
+// "E" for the embedding (the pinned-first layers, on virtual stage 0), "t" per body layer, "L" for
+// the loss (the pinned-last layers, on the last virtual stage), "t*n" for n body layers and
+// "(...|)*k" for k equal stages in a row.
+std::string megatron_layout(const Plan& plan, const Model& model);
+
+// One virtual stage of a parsed layout: how many layers of each Megatron-LM layer type it holds.
+struct LayoutStage {
+  int embedding = 0;  // "E"
+  int decoder = 0;    // "t"
+  int mtp = 0;        // "m"
+  int loss = 0;       // "L"
+};
+
+// Parses a layout string as Megatron-LM does (PipelineParallelLayerLayout.parse_str_to_list):
+// commas are cosmetic, "(...)*n" and "x*n" repeat, "|" separates virtual stages. Returns nothing
+// and a reason in `error` when the string is malformed or expands beyond limits::max_layers.
+std::optional<std::vector<LayoutStage>> parse_megatron_layout(std::string_view layout, std::string& error);
+
+// Layers per virtual stage (the plan's stage_layers) of a parsed layout for `model`: body layers
+// are the "t" and "m" entries; "E" stands for the model's pinned-first layers and "L" for its
+// pinned-last layers.
+std::vector<int> stage_layers_from_layout(const std::vector<LayoutStage>& layout, const Model& model);
+
+}  // namespace ppb

@@ -1,0 +1,73 @@
+// The `export` command: an estimate request plus {"export": {"to": ...}}; the plan is checked,
+// estimated and written out for MindFormers, Megatron-LM or as a Chrome trace.
+#include <string>
+
+#include "command_support.hpp"
+#include "ppb/estimate.hpp"
+#include "ppb/export.hpp"
+#include "ppb/io.hpp"
+#include "ppb/trace.hpp"
+
+namespace ppb::detail {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace"};
+
+// The export target, or "" after reporting why there is none.
+std::string export_target(const json& document, Diagnostics& d) {
+  const std::string choices = "\"mindformers\", \"megatron\" or \"chrome-trace\"";
+  if (!document.is_object()) return "";
+  auto section = document.find("export");
+  if (section == document.end()) {
+    d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "the request needs \"export\": {\"to\": " + choices + "}.");
+    return "";
+  }
+  if (!section->is_object()) {
+    d.error("TYPE_MISMATCH", "/export", "export must be an object such as {\"to\": \"megatron\"}.");
+    return "";
+  }
+  for (auto it = section->begin(); it != section->end(); ++it)
+    if (it.key() != "to")
+      d.warning("UNKNOWN_FIELD", "/export/" + pointer_token(it.key()),
+                "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
+  auto to = section->find("to");
+  if (to == section->end() || !to->is_string()) {
+    d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "export.to must be " + choices + ".");
+    return "";
+  }
+  const std::string target = to->get<std::string>();
+  for (const char* known : kTargets)
+    if (target == known) return target;
+  d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "export.to is \"" + target + "\"; it must be " + choices + ".");
+  return "";
+}
+
+}  // namespace
+
+CommandOutput run_export(const json& document) {
+  Diagnostics d;
+  Request request = parse_request(document, d);
+  const std::string target = export_target(document, d);
+  if (!d.ok()) return invalid(d);
+  auto plan = checked_plan(request, d);
+  if (!plan) return invalid(d);
+  const bool trace = target == "chrome-trace";
+  const Estimate e = estimate(request.model, request.device, *plan, trace);
+  json result = {{"to", target}};
+  if (trace) {
+    json events = chrome_trace(e, request.model);
+    result["text"] = events.dump();
+    result["json"] = std::move(events);
+  } else {
+    ExportOutput out = target == "mindformers" ? export_mindformers(*plan, request.model)
+                                               : export_megatron(*plan, request.model);
+    result["json"] = std::move(out.json);
+    result["text"] = std::move(out.text);
+  }
+  return ok_response("export", std::move(result), d);
+}
+
+}  // namespace ppb::detail
