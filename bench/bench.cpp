@@ -1,6 +1,7 @@
 // Native benchmarks of the engine's hot paths. `./dev.sh bench` runs them; figures are medians.
 #include <benchmark/benchmark.h>
 
+#include "ppb/balance.hpp"
 #include "ppb/simulate.hpp"
 
 namespace {
@@ -30,6 +31,63 @@ void BM_SimulateZeroBubble(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
 }
 BENCHMARK(BM_SimulateZeroBubble)->ArgNames({"pp", "m"})->ArgsProduct({{8, 64}, {256, 1024}})->Unit(benchmark::kMillisecond);
+
+// A transformer-like model: heavy embedding and head pinned, `body` decoders with full and selective
+// recompute, a memory limit that makes the first stages recompute.
+ppb::Model bench_model(int body) {
+  ppb::Model model;
+  model.recompute_options = {"full", "selective"};
+  auto layer = [](const char* name, double f, double stat, double act) {
+    ppb::Layer l;
+    l.name = name;
+    l.forward_ms = f;
+    l.backward_ms = 2 * f;
+    l.weight_backward_ms = f;
+    l.other_static_mib = stat;
+    l.activation_mib = act;
+    l.send_mib = 32;
+    l.recompute.assign(2, std::nullopt);
+    return l;
+  };
+  model.layers.push_back(layer("embedding", 3, 2000, 100));
+  model.layers.back().pin = ppb::Pin::first;
+  for (int i = 0; i < body; ++i) {
+    auto l = layer("decoder", 1 + 0.1 * (i % 3), 400, 300);
+    l.recompute[0] = ppb::RecomputeCost{20, l.forward_ms};
+    l.recompute[1] = ppb::RecomputeCost{180, 0.25 * l.forward_ms};
+    model.layers.push_back(l);
+  }
+  model.layers.push_back(layer("head", 5, 3000, 200));
+  model.layers.back().pin = ppb::Pin::last;
+  model.pinned_first = model.pinned_last = 1;
+  return model;
+}
+
+void BM_Balance(benchmark::State& state) {
+  const int body = static_cast<int>(state.range(0));
+  const ppb::Model model = bench_model(body);
+  ppb::Plan shape;
+  shape.pp_degree = static_cast<int>(state.range(1));
+  shape.micro_batch_num = 4 * shape.pp_degree;
+  shape.schedule = ppb::Schedule::one_f_one_b;
+  ppb::Device device;
+  device.p2p_bandwidth_gbs = 25;
+  device.p2p_latency_ms = 0.02;
+  // Enough for the even split's static memory plus a third of 1f1b's activations on stage 0.
+  const double per_stage = body / static_cast<double>(shape.pp_degree);
+  device.memory_limit_mib = 3000 + per_stage * 400 + shape.pp_degree * per_stage * 300 / 3;
+  ppb::BalanceOptions options;
+  options.recompute_options = {0, 1};
+  options.time_budget_ms = 2000;  // as the balance command
+  bool proven = false;
+  for (auto _ : state) {
+    const auto result = ppb::balance(model, device, shape, options);
+    proven = result.proven_optimal;
+    benchmark::DoNotOptimize(result.step_time_ms);
+  }
+  state.counters["proven"] = proven ? 1 : 0;
+}
+BENCHMARK(BM_Balance)->ArgNames({"layers", "pp"})->Args({96, 16})->Args({1000, 64})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include "ppb/balance.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -12,7 +13,7 @@ namespace ppb {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr std::size_t kFrontierCap = 512;  // beyond this a frontier is thinned and the proof dropped
+constexpr std::size_t kFrontierCap = 128;  // beyond this a frontier is thinned and the proof dropped
 
 bool fits(double used, double budget) { return used <= budget + 1e-9 * std::max(1.0, std::fabs(budget)); }
 
@@ -77,6 +78,8 @@ class Balancer {
     prefix_b_.assign(static_cast<std::size_t>(L_) + 1, 0);
     prefix_w_.assign(static_cast<std::size_t>(L_) + 1, 0);
     prefix_static_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    prefix_act_.assign(static_cast<std::size_t>(L_) + 1, 0);
+    prefix_least_act_.assign(static_cast<std::size_t>(L_) + 1, 0);
     for (int i = 0; i < L_; ++i) {
       const Layer& l = layer(i);
       const auto k = static_cast<std::size_t>(i);
@@ -84,9 +87,16 @@ class Balancer {
       prefix_b_[k + 1] = prefix_b_[k] + l.backward_ms;
       prefix_w_[k + 1] = prefix_w_[k] + l.weight_backward_ms;
       prefix_static_[k + 1] = prefix_static_[k] + l.static_mib();
+      double least = l.activation_mib;
+      for (int o : options.recompute_options)
+        if (const auto& r = l.recompute[static_cast<std::size_t>(o)]) least = std::min(least, r->activation_mib);
+      prefix_act_[k + 1] = prefix_act_[k] + l.activation_mib;
+      prefix_least_act_[k + 1] = prefix_least_act_[k] + least;
     }
     held_ = held_per_virtual_stage();
     min_size_ = options.allow_empty_stages ? 0 : 1;
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(static_cast<std::int64_t>(std::min(options.time_budget_ms, 1e12) * 1000));
   }
 
   BalanceResult run() {
@@ -112,10 +122,20 @@ class Balancer {
       result.feasible = true;
       result.step_time_ms = best_time_;
       result.plan = make_plan(best_ends_, true);
-      result.lower_bound_ms = std::min(lower_bound_, best_time_);
-      result.proven_optimal = exact();
-      if (!result.proven_optimal) result.notes = why_not_exact();
-      else result.lower_bound_ms = best_time_;
+      const bool model_exact = shape_.vpp_degree == 1 &&
+                               (shape_.schedule == Schedule::gpipe || shape_.schedule == Schedule::one_f_one_b);
+      const bool complete = !budget_hit_ && !thinned_;
+      if (model_exact && complete) {
+        result.proven_optimal = options_.tolerance == 0;
+        result.within_tolerance = options_.tolerance;
+        result.lower_bound_ms = best_time_ / (1.0 + options_.tolerance);
+      } else if (model_exact) {
+        result.lower_bound_ms = std::min(lower_bound_, best_time_);
+        result.within_tolerance = (best_time_ - result.lower_bound_ms) / result.lower_bound_ms;
+      }
+      result.notes = why_not_exact();
+      if (model_exact && complete && options_.tolerance > 0)
+        result.notes.push_back("searched to within the requested tolerance of the optimum");
     } else {
       result.feasible = false;
       result.plan = make_plan(least_over_ends(), false);
@@ -189,18 +209,34 @@ class Balancer {
   }
 
   // Least recompute time for a physical stage whose chunks are `ranges`, or kInf when even the
-  // most recompute does not fit. `act_out` receives each chunk's kept activation per micro batch.
-  double stage_extra(int s, const std::vector<std::pair<int, int>>& ranges, std::vector<double>* act_out) {
-    double statics = 0;
-    for (auto [a, b] : ranges) statics += range(prefix_static_, a, b);
+  // most recompute does not fit. `chosen` receives each chunk's (activation kept per micro batch,
+  // time added). Frontiers are built only when memory binds: a stage that fits without recompute
+  // adds nothing, and one that does not fit with the most-saving option everywhere is out.
+  double stage_extra(int s, const std::vector<std::pair<int, int>>& ranges, std::vector<Point>* chosen) {
+    double statics = 0, none = 0, least = 0;
+    for (std::size_t c = 0; c < ranges.size(); ++c) {
+      const auto [a, b] = ranges[c];
+      const double h = held_[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(pp_)];
+      statics += range(prefix_static_, a, b);
+      none += h * range(prefix_act_, a, b);
+      least += h * range(prefix_least_act_, a, b);
+    }
     const double budget = limit_ - statics;
+    if (fits(none, budget)) {
+      if (chosen) {
+        chosen->clear();
+        for (auto [a, b] : ranges) chosen->push_back({range(prefix_act_, a, b), 0, -1, -1});
+      }
+      return 0;
+    }
+    if (!fits(least, budget)) return kInf;
     if (ranges.size() == 1) {
       const auto [a, b] = ranges[0];
       const double h = held_[static_cast<std::size_t>(s)];
       const Frontier& f = frontier(a, b);
-      const int k = budget == kInf ? static_cast<int>(f.size()) - 1 : best_point(f, budget / h);
+      const int k = best_point(f, budget / h);
       if (k < 0) return kInf;
-      if (act_out) *act_out = {f[static_cast<std::size_t>(k)].act};
+      if (chosen) *chosen = {f[static_cast<std::size_t>(k)]};
       return f[static_cast<std::size_t>(k)].extra;
     }
     // Several chunks share the stage's memory: combine their frontiers, each scaled by how many
@@ -219,18 +255,79 @@ class Balancer {
       parts.push_back(next);
       joint.swap(next);
     }
-    const int k = budget == kInf ? static_cast<int>(joint.size()) - 1 : best_point(joint, budget);
+    const int k = best_point(joint, budget);
     if (k < 0) return kInf;
-    if (act_out) {
-      act_out->assign(ranges.size(), 0);
+    if (chosen) {
+      chosen->assign(ranges.size(), Point{});
       int idx = k;
       for (std::size_t c = ranges.size(); c-- > 0;) {
         const Point& p = parts[c][static_cast<std::size_t>(idx)];
-        (*act_out)[c] = frontier(ranges[c].first, ranges[c].second)[static_cast<std::size_t>(p.option)].act;
+        (*chosen)[c] = frontier(ranges[c].first, ranges[c].second)[static_cast<std::size_t>(p.option)];
         idx = p.parent;
       }
     }
     return joint[static_cast<std::size_t>(k)].extra;
+  }
+
+  // ---- lower bounds -----------------------------------------------------------------------------
+  struct Bounds {
+    double growing;  // never falls as the stage takes more layers: ends the loop over its end
+    double strong;   // the best bound: prunes a branch
+  };
+
+  // Lower bounds on the step time from physical stage s (one chunk per stage) holding layers [a, b),
+  // whose first forward starts no earlier than pf and whose last gradient then drains through the
+  // earlier stages in pb. With F, B its forward and backward (recompute included), S the round trip
+  // of one micro batch through the later stages (their base times at least), and nf the forwards it
+  // runs before its first backward (min(pp - s, m) for 1f1b, m for gpipe):
+  //  - its own work: pf + m (F + B) + pb;
+  //  - its timeline: the first backward waits for nf forwards and for F + S; then (m - nf) forward-
+  //    backward pairs; then the last backward waits for nf backwards and for the last micro batch's
+  //    round trip S + B:  pf + max(nf F, F + S) + (m - nf)(F + B) + max(nf B, S + B) + pb.
+  //    On equal stages this is (m + pp - 1)(F + B) for every stage, the exact step time. When all
+  //    forwards come first (nf = m), the steady part is empty and the two waits overlap instead.
+  // zb_h1: the drain is not counted (W can overlap it), the round trip needs only the later stages'
+  // input gradients, and at most min(pp - s, m) forwards precede the first B.
+  Bounds stage_bounds(int s, double pf, double pb, int a, int b, double extra) const {
+    double later = range(prefix_f_, b, L_) + range(prefix_b_, b, L_) + 2.0 * (pp_ - 1 - s) * min_send_;
+    if (split_) later -= range(prefix_w_, b, L_);
+    return bounds_from(s, pf, pb, range(prefix_f_, a, b), range(prefix_b_, a, b) + extra, later);
+  }
+
+  // The same bounds from a stage's forward f and backward full_b (recompute included), and `later`,
+  // the round trip through the stages after it (exact, or a lower bound of it).
+  Bounds bounds_from(int s, double pf, double pb, double f, double full_b, double later) const {
+    const double drain = split_ ? 0 : pb;
+    const double own = pf + m_ * (f + full_b) + drain;
+    if (V_ != pp_) return {own, own};
+    const double nf = shape_.schedule == Schedule::gpipe ? m_ : std::min<double>(pp_ - s, m_);
+    if (split_) return {own, std::max(own, pf + f + later + (m_ - nf) * f + m_ * full_b)};
+    double timeline;
+    if (nf < m_) {
+      timeline = pf + std::max(nf * f, f + later) + (m_ - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
+    } else {  // every forward before the first backward: F(m-1) ends by m F, B0 waits F + S
+      timeline = pf + std::max({m_ * (f + full_b), f + later + m_ * full_b, m_ * f + later + full_b});
+    }
+    return {own, std::max(own, timeline + drain)};
+  }
+
+  // The bound of a complete plan (one chunk per stage) from its exact stage costs.
+  double plan_bound() const {
+    if (V_ != pp_) return 0;
+    std::vector<double> later(static_cast<std::size_t>(pp_), 0);
+    for (int k = pp_ - 2; k >= 0; --k) {
+      const auto& next = costs_[static_cast<std::size_t>(k) + 1];
+      later[static_cast<std::size_t>(k)] = later[static_cast<std::size_t>(k) + 1] + next.forward_ms + next.backward_ms -
+                                           (split_ ? next.weight_ms : 0) + 2 * costs_[static_cast<std::size_t>(k)].send_ms;
+    }
+    double pf = 0, pb = 0, bound = 0;
+    for (int k = 0; k < pp_; ++k) {
+      const auto& c = costs_[static_cast<std::size_t>(k)];
+      bound = std::max(bound, bounds_from(k, pf, pb, c.forward_ms, c.backward_ms, later[static_cast<std::size_t>(k)]).strong);
+      pf += c.forward_ms + c.send_ms;
+      pb += c.backward_ms + c.send_ms;
+    }
+    return bound;
   }
 
   // ---- the suffix bound (one chunk per stage) ---------------------------------------------------
@@ -245,23 +342,23 @@ class Balancer {
     suffix_.assign(static_cast<std::size_t>(V_) + 1, std::vector<double>(static_cast<std::size_t>(L_) + 1, kInf));
     suffix_next_.assign(static_cast<std::size_t>(V_), std::vector<int>(static_cast<std::size_t>(L_) + 1, -1));
     suffix_[static_cast<std::size_t>(V_)][static_cast<std::size_t>(L_)] = 0;
-    for (int v = V_ - 1; v >= 0; --v) {
-      const int s = v % pp_;
-      for (int a = 0; a <= L_; ++a) {
-        trim_cache();
+    // Start layer outermost (descending), so each start's frontier chain is used in one burst.
+    for (int a = L_; a >= 0; --a) {
+      trim_cache();
+      for (int v = V_ - 1; v >= 0; --v) {
+        const int s = v % pp_;
         double best = kInf;
         int best_b = -1;
         const double pf = range(prefix_f_, 0, a) + v * min_send;
-        const double pb = split_ ? 0 : range(prefix_b_, 0, a) + v * min_send;
+        const double pb = range(prefix_b_, 0, a) + v * min_send;
         for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
           const double after = suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
           if (after == kInf) continue;
           const double extra = V_ == pp_ ? stage_extra(s, {{a, b}}, nullptr) : 0.0;
           if (extra == kInf) break;  // more layers only need more memory
-          const double c = range(prefix_f_, a, b) + range(prefix_b_, a, b) + extra;
-          const double term = V_ == pp_ ? pf + m_ * c + pb : 0.0;
-          if (term >= best) break;  // the bound only grows with b
-          const double value = std::max(term, after);
+          const Bounds bound = V_ == pp_ ? stage_bounds(s, pf, pb, a, b, extra) : Bounds{0, 0};
+          if (bound.growing >= best) break;  // only grows with b
+          const double value = std::max(bound.strong, after);
           if (value < best) {
             best = value;
             best_b = b;
@@ -302,44 +399,72 @@ class Balancer {
   }
 
   // ---- the search -------------------------------------------------------------------------------
+  // A branch is cut when its bound reaches this: the best time so far, lowered by the tolerance.
+  [[nodiscard]] double cut() const { return best_time_ / (1.0 + options_.tolerance); }
+
+  bool out_of_budget() {
+    if (budget_hit_) return true;
+    ++nodes_;
+    if (nodes_ > options_.node_budget || simulations_ > options_.simulation_budget) budget_hit_ = true;
+    if ((nodes_ & 255) == 0 && std::chrono::steady_clock::now() > deadline_) budget_hit_ = true;
+    return budget_hit_;
+  }
+
+  struct Child {
+    int b;
+    double priority;  // the least step time any plan in this branch can have
+    double bound;
+  };
+
   void dfs(int v, int a, double bound) {
-    if (++nodes_ > options_.node_budget || simulations_ > options_.simulation_budget) {
-      budget_hit_ = true;
-      return;
-    }
+    if (out_of_budget()) return;
     trim_cache();
     const int s = v % pp_;
     const int chunk = v / pp_;
+    const bool completes = chunk == shape_.vpp_degree - 1;
+    auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
+    const double pf = stage_pf_[static_cast<std::size_t>(s)];
+    const double pb = stage_pb_[static_cast<std::size_t>(s)];
+    // The ends this stage may take; the loop stops where memory or the growing bound rules out
+    // every larger end.
+    std::vector<Child> children;
     for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
-      if (budget_hit_) return;
-      if (V_ == pp_ && suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)] >= best_time_) continue;
-      auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
+      const double after = V_ == pp_ ? suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)] : 0.0;
       ranges.emplace_back(a, b);
-      const bool completes = chunk == shape_.vpp_degree - 1;
-      double term = 0;
-      bool stop = false;
-      double base = 0;
-      for (auto [x, y] : ranges) base += range(prefix_f_, x, y) + range(prefix_b_, x, y);
-      const double pf = stage_pf_[static_cast<std::size_t>(s)];
-      const double pb = split_ ? 0 : stage_pb_[static_cast<std::size_t>(s)];
-      std::vector<double> acts;
       double extra = 0;
+      bool fits_memory = true;
       if (completes) {
-        extra = stage_extra(s, ranges, &acts);
-        if (extra == kInf) stop = true;  // more layers only need more memory
+        extra = stage_extra(s, ranges, nullptr);
+        fits_memory = extra < kInf;
       } else {
         double statics = 0;
         for (auto [x, y] : ranges) statics += range(prefix_static_, x, y);
-        if (!fits(statics, limit_)) stop = true;
+        fits_memory = fits(statics, limit_);
       }
-      if (!stop) {
-        term = pf + m_ * (base + extra) + pb;
-        if (std::max(bound, term) >= best_time_) stop = true;  // grows with b
+      Bounds term{0, 0};
+      if (fits_memory) {
+        if (V_ == pp_) {
+          term = stage_bounds(s, pf, pb, a, b, extra);
+        } else {  // one chunk of several: its stage's own work with the chunks assigned so far
+          double base = 0;
+          for (auto [x, y] : ranges) base += range(prefix_f_, x, y) + range(prefix_b_, x, y);
+          const double own = pf + m_ * (base + extra) + (split_ ? 0 : pb);
+          term = {own, own};
+        }
       }
-      if (stop) {
-        ranges.pop_back();
-        break;
-      }
+      ranges.pop_back();
+      if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
+      const double priority = std::max({bound, term.strong, after});
+      if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
+    }
+    // Most promising first, so that good plans are found early and cut more.
+    std::sort(children.begin(), children.end(), [](const Child& x, const Child& y) { return x.priority < y.priority; });
+    for (const Child& child : children) {
+      if (budget_hit_ || child.priority >= cut()) return;
+      const int b = child.b;
+      ranges.emplace_back(a, b);
+      std::vector<Point> chosen;
+      if (completes) stage_extra(s, ranges, &chosen);
       ends_[static_cast<std::size_t>(v)] = b;
       // Costs of this virtual stage, for the simulation of complete plans.
       auto& c = costs_[static_cast<std::size_t>(v)];
@@ -347,32 +472,29 @@ class Balancer {
       c.backward_ms = range(prefix_b_, a, b);
       c.weight_ms = range(prefix_w_, a, b);
       c.send_ms = crosses(v) ? send_after(b) : 0;
-      if (completes) assign_chunk_costs(s, ranges, acts);
+      if (completes) assign_chunk_costs(s, ranges, chosen);
       // Chunk 0 of this stage feeds the prefix bound of the next stage.
-      if (chunk == 0 && s + 1 <= pp_) {
+      if (chunk == 0) {
         stage_pf_[static_cast<std::size_t>(s) + 1] = pf + c.forward_ms + c.send_ms;
         // (c.backward_ms already holds the recompute time when this stage is complete)
-        stage_pb_[static_cast<std::size_t>(s) + 1] = stage_pb_[static_cast<std::size_t>(s)] + c.backward_ms + c.send_ms;
+        stage_pb_[static_cast<std::size_t>(s) + 1] = pb + c.backward_ms + c.send_ms;
       }
       if (v == V_ - 1) evaluate();
-      else dfs(v + 1, b, std::max(bound, term));
+      else dfs(v + 1, b, child.bound);
       ranges.pop_back();
     }
   }
 
-  void assign_chunk_costs(int s, const std::vector<std::pair<int, int>>& ranges, const std::vector<double>& acts) {
-    // Recompute time per chunk is re-derived from its own frontier at the chosen activation.
+  void assign_chunk_costs(int s, const std::vector<std::pair<int, int>>& ranges, const std::vector<Point>& chosen) {
     for (std::size_t c = 0; c < ranges.size(); ++c) {
-      const int v = s + static_cast<int>(c) * pp_;
-      auto& cost = costs_[static_cast<std::size_t>(v)];
-      const Frontier& f = frontier(ranges[c].first, ranges[c].second);
-      const int k = best_point(f, acts[c]);
-      cost.activation_mib = acts[c];
-      cost.backward_ms = range(prefix_b_, ranges[c].first, ranges[c].second) + f[static_cast<std::size_t>(k)].extra;
+      auto& cost = costs_[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(pp_)];
+      cost.activation_mib = chosen[c].act;
+      cost.backward_ms = range(prefix_b_, ranges[c].first, ranges[c].second) + chosen[c].extra;
     }
   }
 
   void evaluate() {
+    if (plan_bound() >= cut()) return;  // its exact stage costs already rule it out
     ++simulations_;
     SimulationInput in;
     in.pp_degree = pp_;
@@ -404,9 +526,9 @@ class Balancer {
       a = b;
     }
     for (int s = 0; s < pp_; ++s) {
-      std::vector<double> acts;
-      if (stage_extra(s, per_stage[static_cast<std::size_t>(s)], &acts) == kInf) return;
-      assign_chunk_costs(s, per_stage[static_cast<std::size_t>(s)], acts);
+      std::vector<Point> chosen;
+      if (stage_extra(s, per_stage[static_cast<std::size_t>(s)], &chosen) == kInf) return;
+      assign_chunk_costs(s, per_stage[static_cast<std::size_t>(s)], chosen);
     }
     ends_ = ends;
     evaluate();
@@ -427,7 +549,7 @@ class Balancer {
           const double after = over[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
           if (after == kInf) continue;
           const double need =
-              range(prefix_static_, a, b) + held_[static_cast<std::size_t>(v)] * frontier(a, b).front().act - limit_;
+              range(prefix_static_, a, b) + held_[static_cast<std::size_t>(v)] * range(prefix_least_act_, a, b) - limit_;
           if (need >= over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) break;  // grows with b
           const double value = std::max(need, after);
           if (value < over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) {
@@ -456,13 +578,13 @@ class Balancer {
     }
     for (int s = 0; s < pp_; ++s) {
       const auto& ranges = per_stage[static_cast<std::size_t>(s)];
-      std::vector<double> acts;
-      const bool ok = within_limit && stage_extra(s, ranges, &acts) < kInf;
+      std::vector<Point> chosen;
+      const bool ok = within_limit && stage_extra(s, ranges, &chosen) < kInf;
       for (std::size_t c = 0; c < ranges.size(); ++c) {
         const auto [x, y] = ranges[c];
         const Frontier& f = frontier(x, y);
         // Within the limit: the least extra time that fits; otherwise the least activation.
-        int k = ok ? best_point(f, acts[c]) : 0;
+        int k = ok ? best_point(f, chosen[c].act) : 0;
         choose_layers(x, y, k, plan.recompute);
       }
     }
@@ -478,11 +600,6 @@ class Balancer {
       choice[static_cast<std::size_t>(i) - 1] = p.option;
       k = p.parent;
     }
-  }
-
-  bool exact() const {
-    return !budget_hit_ && !thinned_ && shape_.vpp_degree == 1 &&
-           (shape_.schedule == Schedule::gpipe || shape_.schedule == Schedule::one_f_one_b);
   }
 
   std::vector<std::string> why_not_exact() const {
@@ -507,7 +624,7 @@ class Balancer {
   bool split_ = false;
   double limit_ = kInf;
   double min_send_ = 0;
-  std::vector<double> prefix_f_, prefix_b_, prefix_w_, prefix_static_;
+  std::vector<double> prefix_f_, prefix_b_, prefix_w_, prefix_static_, prefix_act_, prefix_least_act_;
   std::vector<double> held_;
   std::unordered_map<int, std::deque<Frontier>> chains_;  // deque: references survive growth
   std::size_t cached_points_ = 0;
@@ -523,6 +640,7 @@ class Balancer {
   double best_time_ = kInf;
   std::vector<int> best_ends_;
   std::int64_t nodes_ = 0, simulations_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
   bool budget_hit_ = false;
 };
 

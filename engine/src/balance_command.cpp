@@ -16,6 +16,8 @@ struct BalanceSettings {
   std::string mode = "optimal";
   int offset_range = 1;
   std::int64_t max_candidates = 10'000;
+  double tolerance = 0;
+  double time_budget_ms = 2000;
 };
 
 BalanceSettings parse_balance(const json& document, const Model& model, Diagnostics& d) {
@@ -61,6 +63,16 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
         d.error("OFFSET_RANGE_INVALID", path, "offset_range must be a whole number from 0 to 64.");
       else
         settings.offset_range = value.get<int>();
+    } else if (field.key() == "tolerance") {
+      if (!value.is_number() || !(value.get<double>() >= 0) || value.get<double>() > 1)
+        d.error("OUT_OF_RANGE", path, "tolerance is a fraction of the step time from 0 (exact) to 1.");
+      else
+        settings.tolerance = value.get<double>();
+    } else if (field.key() == "time_budget_ms") {
+      if (!value.is_number() || !(value.get<double>() > 0) || value.get<double>() > 600000)
+        d.error("OUT_OF_RANGE", path, "time_budget_ms must be above 0 and at most 600000.");
+      else
+        settings.time_budget_ms = value.get<double>();
     } else if (field.key() == "max_candidates") {
       if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > 1'000'000)
         d.error("OUT_OF_RANGE", path, "max_candidates must be a whole number from 1 to 1000000.");
@@ -137,6 +149,8 @@ CommandOutput run_balance(const json& document) {
     BalanceOptions options;
     options.recompute_options = settings.recompute_options;
     options.allow_empty_stages = request.pipeline.allow_empty_stages;
+    options.tolerance = settings.tolerance;
+    options.time_budget_ms = settings.time_budget_ms;
     const BalanceResult found = balance(request.model, request.device, *shape, options);
     const Estimate best = estimate(request.model, request.device, found.plan, timeline);
     result = estimate_json(best, request.model, timeline);
@@ -145,6 +159,7 @@ CommandOutput run_balance(const json& document) {
                "exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
               {"proven_optimal", found.proven_optimal},
               {"lower_bound_ms", found.lower_bound_ms},
+              {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
               {"nodes", found.nodes},
               {"simulations", found.simulations},
               {"notes", found.notes}};

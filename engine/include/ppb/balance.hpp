@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct BalanceOptions {
   bool allow_empty_stages = false;
   std::int64_t node_budget = 2'000'000;   // search nodes before giving up the proof
   std::int64_t simulation_budget = 200'000;
+  double time_budget_ms = 1e12;  // wall clock for the search
+  // Relative: a branch whose bound is within it of the best time is not explored, so the result is
+  // at most (1 + tolerance) x the optimum. 0 searches for the exact optimum.
+  double tolerance = 0;
 };
 
 struct BalanceResult {
@@ -34,6 +39,9 @@ struct BalanceResult {
   bool proven_optimal = false;
   double step_time_ms = 0;
   double lower_bound_ms = 0;  // no plan under the model is faster than this
+  // Proven relative distance to the optimum: the tolerance when the search finished, otherwise
+  // (step time - lower bound) / lower bound.
+  std::optional<double> within_tolerance;  // none where the model gives no proof (zb_h1, vpp > 1)
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
   std::vector<std::string> notes;  // why the result is not proven optimal, when it is not
