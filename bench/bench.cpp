@@ -2,6 +2,9 @@
 #include <benchmark/benchmark.h>
 
 #include "ppb/balance.hpp"
+#include "ppb/search.hpp"
+
+#include <nlohmann/json.hpp>
 #include "ppb/simulate.hpp"
 
 namespace {
@@ -88,6 +91,40 @@ void BM_Balance(benchmark::State& state) {
   state.counters["proven"] = proven ? 1 : 0;
 }
 BENCHMARK(BM_Balance)->ArgNames({"layers", "pp"})->Args({96, 16})->Args({1000, 64})->Unit(benchmark::kMillisecond);
+
+// The search issue's default space: a 96-layer model, pp in {1, 2, 4, 8, 16}, vpp in {1, 2, 4}, four
+// schedules, micro batches coupled to a 128-device cluster with a global batch of 1024, full and
+// selective recompute.
+std::string search_request() {
+  nlohmann::json layers = nlohmann::json::array();
+  layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 3}, {"static_mib", 2000}, {"send_mib", 32}});
+  layers.push_back({{"name", "decoder"}, {"count", 96}, {"forward_ms", 1.1}, {"static_mib", 400}, {"activation_mib", 300},
+                    {"send_mib", 32},
+                    {"recompute", {{"full", {{"activation_mib", 20}, {"extra_ms", 1.1}}},
+                                   {"selective", {{"activation_mib", 180}, {"extra_ms", 0.3}}}}}});
+  layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 5}, {"static_mib", 3000}});
+  return nlohmann::json({{"model", {{"layers", layers}}},
+                         {"training", {{"global_batch_size", 1024}, {"micro_batch_size", 1}, {"world_size", 128}}},
+                         {"device", {{"memory_limit_mib", 40000}, {"p2p_bandwidth_gbs", 25}, {"p2p_latency_ms", 0.02}}},
+                         {"search", {{"pp_degree", {1, 2, 4, 8, 16}},
+                                     {"vpp_degree", {1, 2, 4}},
+                                     {"schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zb_h1"}}}}})
+      .dump();
+}
+
+void BM_Search(benchmark::State& state) {
+  const std::string request = search_request();
+  std::int64_t evaluated = 0;
+  for (auto _ : state) {
+    ppb::SearchSession session(request);
+    while (!session.step(1e9).finished) {
+    }
+    const auto r = nlohmann::json::parse(session.result(false));
+    evaluated = r["result"]["counts"]["evaluated"];
+  }
+  state.counters["candidates"] = static_cast<double>(evaluated);
+}
+BENCHMARK(BM_Search)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -6,7 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <deque>
+#include <map>
+#include <memory>
 #include <unordered_map>
 
 namespace ppb {
@@ -29,10 +30,9 @@ using Frontier = std::vector<Point>;
 
 // Keeps the points no other point beats in both activation and extra time, sorted by activation
 // (extra time then strictly decreases). Thins to kFrontierCap points, keeping both ends.
-void prune(Frontier& f, bool& thinned) {
-  std::sort(f.begin(), f.end(), [](const Point& x, const Point& y) {
-    return x.act != y.act ? x.act < y.act : x.extra < y.extra;
-  });
+// Keeps, from points sorted by activation (ties by extra time), those no other point beats in
+// both; extra time then strictly decreases. Thins to kFrontierCap points, keeping both ends.
+void sweep(Frontier& f, bool& thinned) {
   Frontier kept;
   kept.reserve(f.size());
   for (const Point& p : f)
@@ -45,6 +45,13 @@ void prune(Frontier& f, bool& thinned) {
     kept.swap(thin);
   }
   f.swap(kept);
+}
+
+bool by_act(const Point& x, const Point& y) { return x.act != y.act ? x.act < y.act : x.extra < y.extra; }
+
+void prune(Frontier& f, bool& thinned) {
+  std::sort(f.begin(), f.end(), by_act);
+  sweep(f, thinned);
 }
 
 // Index of the point with the least extra time whose activation fits `budget`, or -1.
@@ -94,6 +101,7 @@ class Balancer {
       prefix_least_act_[k + 1] = prefix_least_act_[k] + least;
     }
     held_ = held_per_virtual_stage();
+    build_signatures();
     min_size_ = options.allow_empty_stages ? 0 : 1;
     deadline_ = std::chrono::steady_clock::now() +
                 std::chrono::microseconds(static_cast<std::int64_t>(std::min(options.time_budget_ms, 1e12) * 1000));
@@ -179,32 +187,109 @@ class Balancer {
   }
   bool crosses(int v) const { return v + 1 < V_ && (v % pp_) != ((v + 1) % pp_); }
 
-  // Frontier of the layers [a, b), built layer by layer from a and cached per start.
+  // Frontier of the layers [a, b). Layers with the same activation and the same allowed options
+  // (the same signature) give the same frontiers, so ranges with the same sequence of signatures
+  // share one: on a model of repeated blocks most ranges are found, not built.
   const Frontier& frontier(int a, int b) {
-    auto& chain = chains_[a];
-    if (chain.empty()) chain.push_back(Frontier{Point{}});
-    while (static_cast<int>(chain.size()) <= b - a) {
-      const Frontier& prev = chain.back();
-      const Layer& l = layer(a + static_cast<int>(chain.size()) - 1);
-      Frontier next;
-      next.reserve(prev.size() * (options_.recompute_options.size() + 1));
-      for (std::size_t p = 0; p < prev.size(); ++p) {
-        next.push_back({prev[p].act + l.activation_mib, prev[p].extra, static_cast<int>(p), -1});
-        for (int o : options_.recompute_options)
-          if (const auto& r = l.recompute[static_cast<std::size_t>(o)])
-            next.push_back({prev[p].act + r->activation_mib, prev[p].extra + r->extra_ms, static_cast<int>(p), o});
+    if (a == b) return empty_frontier_;
+    // The longest cached range [a, c) to extend, then one layer at a time.
+    int c = b;
+    while (c > a && !cached(a, c)) --c;
+    for (int e = c + 1; e <= b; ++e) {
+      const Frontier& prev = e - 1 == a ? empty_frontier_ : *by_range_.at(key(a, e - 1));
+      if (const Frontier* same = find_same(a, e)) {
+        by_range_[key(a, e)] = same;
+        continue;
       }
-      prune(next, thinned_);
-      cached_points_ += next.size();
-      chain.push_back(std::move(next));
+      auto built = std::make_unique<Frontier>(extend(prev, layer(e - 1)));
+      cached_points_ += built->size();
+      by_range_[key(a, e)] = built.get();
+      by_hash_[range_hash(a, e)].push_back({a, e, std::move(built)});
     }
-    return chain[static_cast<std::size_t>(b - a)];
+    return *by_range_.at(key(a, b));
+  }
+
+  bool cached(int a, int b) const { return by_range_.count(key(a, b)) > 0; }
+  std::uint64_t key(int a, int b) const {
+    return static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(L_ + 1) + static_cast<std::uint64_t>(b);
+  }
+
+  // A built frontier of another range with the same signatures, checked layer by layer.
+  const Frontier* find_same(int a, int b) const {
+    auto it = by_hash_.find(range_hash(a, b));
+    if (it == by_hash_.end()) return nullptr;
+    for (const auto& entry : it->second)
+      if (entry.b - entry.a == b - a &&
+          std::equal(signature_.begin() + a, signature_.begin() + b, signature_.begin() + entry.a))
+        return entry.frontier.get();
+    return nullptr;
+  }
+
+  // Two polynomial hashes of the signatures of [a, b), modulo two primes below 2^31, in one key.
+  // A match is still checked layer by layer (find_same); the hash only narrows the candidates.
+  static constexpr std::uint64_t kMod[2] = {2'147'483'647, 1'000'000'007};
+  static constexpr std::uint64_t kBase[2] = {1'000'003, 911'382'323};
+  std::uint64_t range_hash(int a, int b) const {
+    std::uint64_t out = 0;
+    for (int h = 0; h < 2; ++h) {
+      const auto& prefix = hash_prefix_[static_cast<std::size_t>(h)];
+      const std::uint64_t high = prefix[static_cast<std::size_t>(b)];
+      const std::uint64_t low = prefix[static_cast<std::size_t>(a)] * power_[static_cast<std::size_t>(h)][static_cast<std::size_t>(b - a)] % kMod[h];
+      out = (out << 32) | ((high + kMod[h] - low) % kMod[h]);
+    }
+    return out;
+  }
+
+  void build_signatures() {
+    std::map<std::vector<double>, int> ids;
+    signature_.resize(static_cast<std::size_t>(L_));
+    for (int h = 0; h < 2; ++h) {
+      hash_prefix_[h].assign(static_cast<std::size_t>(L_) + 1, 0);
+      power_[h].assign(static_cast<std::size_t>(L_) + 1, 1);
+    }
+    for (int i = 0; i < L_; ++i) {
+      const Layer& l = layer(i);
+      std::vector<double> sig{l.activation_mib};
+      for (int o : options_.recompute_options) {
+        const auto& r = l.recompute[static_cast<std::size_t>(o)];
+        sig.insert(sig.end(), {r ? 1.0 : 0.0, r ? r->activation_mib : 0.0, r ? r->extra_ms : 0.0});
+      }
+      const int id = ids.emplace(sig, static_cast<int>(ids.size())).first->second;
+      const auto k = static_cast<std::size_t>(i);
+      signature_[k] = id;
+      for (int h = 0; h < 2; ++h) {
+        hash_prefix_[h][k + 1] = (hash_prefix_[h][k] * kBase[h] + static_cast<std::uint64_t>(id) + 1) % kMod[h];
+        power_[h][k + 1] = power_[h][k] * kBase[h] % kMod[h];
+      }
+    }
+  }
+
+  // The frontier of a range extended by one more layer: each option shifts the whole (sorted)
+  // frontier, so the shifted copies are merged rather than sorted.
+  Frontier extend(const Frontier& prev, const Layer& l) {
+    Frontier merged;
+    Frontier shifted;
+    auto add_copy = [&](double act, double extra, int option) {
+      shifted.clear();
+      for (std::size_t p = 0; p < prev.size(); ++p)
+        shifted.push_back({prev[p].act + act, prev[p].extra + extra, static_cast<int>(p), option});
+      Frontier out;
+      out.reserve(merged.size() + shifted.size());
+      std::merge(merged.begin(), merged.end(), shifted.begin(), shifted.end(), std::back_inserter(out), by_act);
+      merged.swap(out);
+    };
+    add_copy(l.activation_mib, 0, -1);
+    for (int o : options_.recompute_options)
+      if (const auto& r = l.recompute[static_cast<std::size_t>(o)]) add_copy(r->activation_mib, r->extra_ms, o);
+    sweep(merged, thinned_);
+    return merged;
   }
 
   // Bounds the frontier cache. Called only where no reference into it is held.
   void trim_cache() {
     if (cached_points_ <= 4'000'000) return;
-    chains_.clear();
+    by_range_.clear();
+    by_hash_.clear();
     cached_points_ = 0;
   }
 
@@ -502,7 +587,10 @@ class Balancer {
     in.micro_batch_num = shape_.micro_batch_num;
     in.schedule = shape_.schedule;
     in.costs = costs_;
-    const double t = simulate(in).step_time_ms;
+    in.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
+    const SimulationResult r = simulate(in);
+    if (r.aborted) return;
+    const double t = r.step_time_ms;
     if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
       best_time_ = t;
       best_ends_ = ends_;
@@ -591,12 +679,11 @@ class Balancer {
     return plan;
   }
 
-  // Walks the frontier chain of [a, b) back from point k to the option of every layer.
+  // Walks the frontiers of [a, b), [a, b - 1), ... back from point k to the option of every layer.
   void choose_layers(int a, int b, int k, std::vector<int>& choice) {
-    frontier(a, b);  // make sure the chain exists
-    const auto& chain = chains_.at(a);
+    frontier(a, b);  // builds every prefix range too
     for (int i = b; i > a; --i) {
-      const Point& p = chain[static_cast<std::size_t>(i - a)][static_cast<std::size_t>(k)];
+      const Point& p = (*by_range_.at(key(a, i)))[static_cast<std::size_t>(k)];
       choice[static_cast<std::size_t>(i) - 1] = p.option;
       k = p.parent;
     }
@@ -626,7 +713,15 @@ class Balancer {
   double min_send_ = 0;
   std::vector<double> prefix_f_, prefix_b_, prefix_w_, prefix_static_, prefix_act_, prefix_least_act_;
   std::vector<double> held_;
-  std::unordered_map<int, std::deque<Frontier>> chains_;  // deque: references survive growth
+  struct Built {
+    int a, b;
+    std::unique_ptr<Frontier> frontier;  // stable address
+  };
+  const Frontier empty_frontier_{Point{}};
+  std::vector<int> signature_;
+  std::vector<std::uint64_t> hash_prefix_[2], power_[2];
+  std::unordered_map<std::uint64_t, std::vector<Built>> by_hash_;
+  std::unordered_map<std::uint64_t, const Frontier*> by_range_;
   std::size_t cached_points_ = 0;
   bool thinned_ = false;
   std::vector<std::vector<double>> suffix_;

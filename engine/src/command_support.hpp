@@ -24,5 +24,6 @@ CommandOutput run_estimate(const nlohmann::json& document);
 CommandOutput run_import(const nlohmann::json& document);
 CommandOutput run_export(const nlohmann::json& document);
 CommandOutput run_balance(const nlohmann::json& document);
+CommandOutput run_search(const nlohmann::json& document);
 
 }  // namespace ppb::detail

@@ -65,6 +65,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
         {"import", detail::run_import},
         {"export", detail::run_export},
         {"balance", detail::run_balance},
+        {"search", detail::run_search},
     };
     auto it = commands.find(command);
     if (it == commands.end()) {

@@ -407,6 +407,7 @@ Request parse_request(const json& document, Diagnostics& d) {
   if (const json* training = top.object("training")) {
     Fields f(*training, "/training", d);
     for (const char* key : {"precision", "distributed_optimizer", "recompute_options"}) f.allow(key);  // transformer
+    for (const char* key : {"world_size", "tp_degree", "cp_degree", "ep_degree"}) f.allow(key);  // search coupling
     request.training.global_batch_size = f.integer("global_batch_size", 1, limits::max_batch);
     request.training.micro_batch_size = f.integer("micro_batch_size", 1, limits::max_batch);
     request.training.dp_degree = f.integer("dp_degree", 1, limits::max_batch);

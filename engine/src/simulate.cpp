@@ -46,12 +46,49 @@ class Simulation {
   SimulationResult run() {
     SimulationResult result;
     result.stages.resize(static_cast<std::size_t>(pp_));
-    for (int s = 0; s < pp_; ++s) {
+    for (int s = 0; s < pp_; ++s)
       if (in_.keep_timeline) result.stages[static_cast<std::size_t>(s)].memory.push_back({0.0, 0.0});
-      wake(s, 0.0);
-    }
+    const std::int64_t ops_done = in_.schedule == Schedule::zb_h1 ? run_by_time(result) : run_fixed(result);
+    result.step_time_ms = end_ms_;
+    result.aborted = aborted_;
+    if (aborted_) return result;
+    const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
+    if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
+    if (in_.keep_timeline)  // fixed orders run stage by stage; the timeline reads in time order
+      std::stable_sort(result.timeline.begin(), result.timeline.end(),
+                       [](const TimedOp& a, const TimedOp& b) { return a.start_ms < b.start_ms; });
+    return result;
+  }
+
+ private:
+  // Fixed orders: each stage runs its next operation as soon as the input is known, at the later of
+  // its free time and the arrival. A stage blocked on an input is revisited when the producer runs.
+  std::int64_t run_fixed(SimulationResult& result) {
+    fixed_ = true;
+    std::vector<int> ready(static_cast<std::size_t>(pp_));
+    for (int s = 0; s < pp_; ++s) ready[static_cast<std::size_t>(s)] = pp_ - 1 - s;
+    ready_ = &ready;
     std::int64_t ops_done = 0;
-    while (!heap_.empty()) {
+    while (!ready.empty() && !aborted_) {
+      const int s = ready.back();
+      ready.pop_back();
+      auto& st = stages_[static_cast<std::size_t>(s)];
+      while (st.next < st.order.size() && !aborted_) {
+        const OpRef op = st.order[st.next];
+        const double input = arrival(op);
+        if (input < 0) break;
+        execute(s, op, std::max(st.free_at, input), result);
+        ++ops_done;
+      }
+    }
+    return ops_done;
+  }
+
+  // Schedules that choose by what has arrived: stages decide in time order.
+  std::int64_t run_by_time(SimulationResult& result) {
+    for (int s = 0; s < pp_; ++s) wake(s, 0.0);
+    std::int64_t ops_done = 0;
+    while (!heap_.empty() && !aborted_) {
       const auto [now, s] = heap_.top();
       heap_.pop();
       auto& st = stages_[static_cast<std::size_t>(s)];
@@ -68,13 +105,9 @@ class Simulation {
         case Decision::Kind::finished: break;
       }
     }
-    const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
-    if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
-    result.step_time_ms = end_ms_;
-    return result;
+    return ops_done;
   }
 
- private:
   struct StageState {
     std::vector<OpRef> order;  // fixed-order schedules
     std::size_t next = 0;
@@ -173,7 +206,7 @@ class Simulation {
         ++held_[static_cast<std::size_t>(v)];
         ++st.in_flight;
         record_memory(s, start, out);
-        if (v + 1 < v_) wake((v + 1) % pp_, end + in_.costs[static_cast<std::size_t>(v)].send_ms);
+        if (v + 1 < v_) notify((v + 1) % pp_, end + in_.costs[static_cast<std::size_t>(v)].send_ms);
         break;
       case OpKind::B:
         if (in_.schedule == Schedule::zb_h1) {
@@ -184,7 +217,7 @@ class Simulation {
         --held_[static_cast<std::size_t>(v)];
         --st.in_flight;
         record_memory(s, end, out);
-        if (v > 0) wake((v - 1) % pp_, end + in_.costs[static_cast<std::size_t>(v - 1)].send_ms);
+        if (v > 0) notify((v - 1) % pp_, end + in_.costs[static_cast<std::size_t>(v - 1)].send_ms);
         break;
       case OpKind::W: st.pending_w.pop_front(); break;
     }
@@ -192,7 +225,14 @@ class Simulation {
     st.free_at = end;
     end_ms_ = std::max(end_ms_, end);
     if (in_.keep_timeline) result.timeline.push_back({s, v, op.micro_batch, op.kind, start, end});
-    wake(s, end);
+    if (end > in_.abort_above_ms) aborted_ = true;
+    if (!fixed_) wake(s, end);
+  }
+
+  // An input for stage s arrives at time t.
+  void notify(int s, double t) {
+    if (fixed_) ready_->push_back(s);
+    else wake(s, t);
   }
 
   // Activation held by stage s is the sum over its virtual stages of (micro batches held) x
@@ -215,6 +255,9 @@ class Simulation {
   std::vector<StageState> stages_;
   std::vector<std::int64_t> held_;
   double end_ms_ = 0;
+  bool fixed_ = false;
+  bool aborted_ = false;
+  std::vector<int>* ready_ = nullptr;
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> heap_;
 };
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "ppb/request.hpp"
@@ -29,6 +30,9 @@ struct SimulationInput {
   Schedule schedule = Schedule::one_f_one_b;
   std::vector<VirtualStageCost> costs;  // one per virtual stage, size pp x vpp
   bool keep_timeline = false;
+  // Stop as soon as an operation ends later than this (the step cannot be faster): the result is
+  // then marked `aborted` and its step time is only a lower bound. Used by the balancer.
+  double abort_above_ms = std::numeric_limits<double>::infinity();
 };
 
 struct TimedOp {
@@ -55,7 +59,8 @@ struct StageSimulation {
 struct SimulationResult {
   double step_time_ms = 0;
   std::vector<StageSimulation> stages;
-  std::vector<TimedOp> timeline;  // in execution order, kept on request
+  std::vector<TimedOp> timeline;  // by start time, kept on request
+  bool aborted = false;
 };
 
 SimulationResult simulate(const SimulationInput& input);
