@@ -131,7 +131,7 @@ struct SearchSession::Impl {
   std::int64_t top_k = 20;
   std::int64_t max_candidates = 10'000;
   double time_budget_ms = 60'000;
-  double candidate_time_ms = 25;
+  double candidate_time_ms = 15;
   bool budget_hit = false;
   Clock::time_point started = Clock::now();
   double elapsed_ms = 0;  // time spent inside step()
