@@ -81,6 +81,8 @@ class Balancer {
     m_ = static_cast<double>(shape.micro_batch_num);
     split_ = splits_weight_gradient(shape.schedule);
     limit_ = device.memory_limit_mib ? *device.memory_limit_mib - device.reserved_mib : kInf;
+    component_memory_ = component_memory_mib(options.components, pp_);
+    tail_ = component_tail_ms(options.components, pp_);
     prefix_f_.assign(static_cast<std::size_t>(L_) + 1, 0);
     prefix_b_.assign(static_cast<std::size_t>(L_) + 1, 0);
     prefix_w_.assign(static_cast<std::size_t>(L_) + 1, 0);
@@ -158,6 +160,8 @@ class Balancer {
 
  private:
   const Layer& layer(int i) const { return model_.layers[static_cast<std::size_t>(i)]; }
+  // Memory a physical stage may use for layers: the limit less reserved and component memory.
+  double limit_for(int s) const { return limit_ - component_memory_[static_cast<std::size_t>(s)]; }
   double range(const std::vector<double>& prefix, int a, int b) const {
     return prefix[static_cast<std::size_t>(b)] - prefix[static_cast<std::size_t>(a)];
   }
@@ -306,7 +310,7 @@ class Balancer {
       none += h * range(prefix_act_, a, b);
       least += h * range(prefix_least_act_, a, b);
     }
-    const double budget = limit_ - statics;
+    const double budget = limit_for(s) - statics;
     if (fits(none, budget)) {
       if (chosen) {
         chosen->clear();
@@ -382,18 +386,20 @@ class Balancer {
   // The same bounds from a stage's forward f and backward full_b (recompute included), and `later`,
   // the round trip through the stages after it (exact, or a lower bound of it).
   Bounds bounds_from(int s, double pf, double pb, double f, double full_b, double later) const {
+    // The stage's tail (outside components after its last operation) comes after all its work.
     const double drain = split_ ? 0 : pb;
-    const double own = pf + m_ * (f + full_b) + drain;
+    const double tail = tail_[static_cast<std::size_t>(s)];
+    const double own = pf + m_ * (f + full_b) + std::max(drain, tail);
     if (V_ != pp_) return {own, own};
     const double nf = shape_.schedule == Schedule::gpipe ? m_ : std::min<double>(pp_ - s, m_);
-    if (split_) return {own, std::max(own, pf + f + later + (m_ - nf) * f + m_ * full_b)};
+    if (split_) return {own, std::max(own, pf + f + later + (m_ - nf) * f + m_ * full_b + tail)};
     double timeline;
     if (nf < m_) {
       timeline = pf + std::max(nf * f, f + later) + (m_ - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
     } else {  // every forward before the first backward: F(m-1) ends by m F, B0 waits F + S
       timeline = pf + std::max({m_ * (f + full_b), f + later + m_ * full_b, m_ * f + later + full_b});
     }
-    return {own, std::max(own, timeline + drain)};
+    return {own, std::max(own, timeline + std::max(drain, tail))};
   }
 
   // The bound of a complete plan (one chunk per stage) from its exact stage costs.
@@ -524,7 +530,7 @@ class Balancer {
       } else {
         double statics = 0;
         for (auto [x, y] : ranges) statics += range(prefix_static_, x, y);
-        fits_memory = fits(statics, limit_);
+        fits_memory = fits(statics, limit_for(s));
       }
       Bounds term{0, 0};
       if (fits_memory) {
@@ -588,6 +594,7 @@ class Balancer {
     in.schedule = shape_.schedule;
     in.costs = costs_;
     in.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
+    in.stage_tail_ms = tail_;
     const SimulationResult r = simulate(in);
     if (r.aborted) return;
     const double t = r.step_time_ms;
@@ -637,7 +644,8 @@ class Balancer {
           const double after = over[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
           if (after == kInf) continue;
           const double need =
-              range(prefix_static_, a, b) + held_[static_cast<std::size_t>(v)] * range(prefix_least_act_, a, b) - limit_;
+              range(prefix_static_, a, b) + held_[static_cast<std::size_t>(v)] * range(prefix_least_act_, a, b) -
+              limit_for(v % pp_);
           if (need >= over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) break;  // grows with b
           const double value = std::max(need, after);
           if (value < over[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]) {
@@ -710,6 +718,7 @@ class Balancer {
   double m_ = 1;
   bool split_ = false;
   double limit_ = kInf;
+  std::vector<double> component_memory_, tail_;  // per physical stage, from outside components
   double min_send_ = 0;
   std::vector<double> prefix_f_, prefix_b_, prefix_w_, prefix_static_, prefix_act_, prefix_least_act_;
   std::vector<double> held_;
@@ -752,8 +761,10 @@ BalanceResult balance(const Model& model, const Device& device, const Plan& shap
   return Balancer(model, device, shape, options).run();
 }
 
-Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options) {
+Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options,
+                         const std::vector<StageComponent>& components) {
   BalanceOptions options;
+  options.components = components;
   options.recompute_options = recompute_options;
   options.allow_empty_stages = true;
   return Balancer(model, device, plan, options).plan_for(ends_of(plan.stage_layers));
@@ -761,7 +772,8 @@ Plan with_best_recompute(const Model& model, const Device& device, Plan plan, co
 
 std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
                                            const std::vector<int>& recompute_options, int range,
-                                           bool allow_empty_stages, std::int64_t limit, bool& complete) {
+                                           bool allow_empty_stages, std::int64_t limit, bool& complete,
+                                           const std::vector<StageComponent>& components) {
   const int V = shape.virtual_stages();
   const int body = model.body_count();
   const int base = body / V;
@@ -804,8 +816,8 @@ std::vector<OffsetCandidate> offset_search(const Model& model, const Device& dev
         if (u == V - 1) plan.stage_layers[static_cast<std::size_t>(u)] += model.pinned_last;
       }
       plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
-      plan = with_best_recompute(model, device, plan, recompute_options);
-      out.push_back({offset, estimate(model, device, plan, false)});
+      plan = with_best_recompute(model, device, plan, recompute_options, components);
+      out.push_back({offset, estimate(model, device, plan, false, components)});
       return;
     }
     const auto k = static_cast<std::size_t>(v);

@@ -116,15 +116,15 @@ CommandOutput run_balance(const json& document) {
   if (!shape) return invalid(d);
 
   const bool timeline = request.pipeline.include_timeline;
-  const Estimate baseline = estimate(request.model, request.device, *shape, false);
+  const Estimate baseline = estimate(request.model, request.device, *shape, false, request.components);
   json result;
   json method;
   if (settings.mode == "offset") {
     bool complete = true;
     const auto candidates = offset_search(request.model, request.device, *shape, settings.recompute_options,
                                           settings.offset_range, request.pipeline.allow_empty_stages,
-                                          settings.max_candidates, complete);
-    const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline);
+                                          settings.max_candidates, complete, request.components);
+    const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
     result = estimate_json(best, request.model, timeline);
     json ranked = json::array();
     for (const auto& c : candidates) {
@@ -150,9 +150,10 @@ CommandOutput run_balance(const json& document) {
     options.recompute_options = settings.recompute_options;
     options.allow_empty_stages = request.pipeline.allow_empty_stages;
     options.tolerance = settings.tolerance;
+    options.components = request.components;
     options.time_budget_ms = settings.time_budget_ms;
     const BalanceResult found = balance(request.model, request.device, *shape, options);
-    const Estimate best = estimate(request.model, request.device, found.plan, timeline);
+    const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
     result = estimate_json(best, request.model, timeline);
     method = {{"algorithm",
                "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is simulated; "

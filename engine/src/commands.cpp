@@ -43,6 +43,15 @@ std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
                 std::to_string(limits::max_simulated_pairs) + " simulated (virtual stage, micro batch) pairs.");
     return std::nullopt;
   }
+  for (std::size_t i = 0; i < request.components.size(); ++i) {
+    const auto& c = request.components[i];
+    for (auto [key, values] : {std::pair{"step_ms", &c.step_ms}, std::pair{"memory_mib", &c.memory_mib}})
+      if (values->size() > 1 && values->size() != static_cast<std::size_t>(plan->pp_degree))
+        d.error("COMPONENT_LENGTH", "/components/" + std::to_string(i) + "/" + key,
+                std::string(key) + " of component \"" + c.name + "\" has " + std::to_string(values->size()) +
+                    " values; give one, or one per stage (" + std::to_string(plan->pp_degree) + ").");
+  }
+  if (!d.ok()) return std::nullopt;
   return plan;
 }
 
@@ -52,7 +61,7 @@ CommandOutput run_estimate(const json& document) {
   if (!d.ok()) return invalid(d);
   auto plan = checked_plan(request, d);
   if (!plan) return invalid(d);
-  const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline);
+  const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);
   return ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d);
 }
 

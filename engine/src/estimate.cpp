@@ -41,7 +41,22 @@ std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Devi
   return costs;
 }
 
-Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline) {
+std::vector<double> component_tail_ms(const std::vector<StageComponent>& components, int pp_degree) {
+  std::vector<double> tail(static_cast<std::size_t>(pp_degree), 0);
+  for (const auto& c : components)
+    for (int s = 0; s < pp_degree; ++s) tail[static_cast<std::size_t>(s)] += c.step_at(s);
+  return tail;
+}
+
+std::vector<double> component_memory_mib(const std::vector<StageComponent>& components, int pp_degree) {
+  std::vector<double> memory(static_cast<std::size_t>(pp_degree), 0);
+  for (const auto& c : components)
+    for (int s = 0; s < pp_degree; ++s) memory[static_cast<std::size_t>(s)] += c.memory_at(s);
+  return memory;
+}
+
+Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
+                  const std::vector<StageComponent>& components) {
   Estimate out;
   out.plan = plan;
   const auto costs = virtual_stage_costs(model, device, plan);
@@ -52,6 +67,7 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   input.schedule = plan.schedule;
   input.costs = costs;
   input.keep_timeline = keep_timeline;
+  input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
   out.simulation = simulate(input);
   out.step_time_ms = out.simulation.step_time_ms;
 
@@ -74,6 +90,13 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
         st.time.backward_ms += layer.backward_ms;
         const int option = plan.recompute[static_cast<std::size_t>(i)];
         if (option >= 0) st.time.recompute_ms += layer.recompute[static_cast<std::size_t>(option)]->extra_ms;
+        for (const ComponentCost& c : layer.components) {
+          ComponentTotals& t = st.components[model.component_names[static_cast<std::size_t>(c.component)]];
+          t.forward_ms += c.forward_ms;
+          t.backward_ms += c.backward_ms;
+          t.static_mib += c.static_mib;
+          t.activation_mib += c.activation_mib;
+        }
       }
       st.time.send_ms += costs[static_cast<std::size_t>(v)].send_ms;
     }
@@ -81,7 +104,14 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
     st.memory.reserved_mib = device.reserved_mib;
     st.memory.activation_mib = sim.activation_peak_mib;
     st.memory.in_flight_micro_batches = sim.peak_in_flight;
-    st.memory.peak_mib = st.memory.static_mib + st.memory.reserved_mib + st.memory.activation_mib;
+    for (const auto& c : components) {
+      ComponentTotals& t = st.components[c.name];
+      t.step_ms += c.step_at(s);
+      t.memory_mib += c.memory_at(s);
+      st.memory.components_mib += c.memory_at(s);
+      st.time.components_step_ms += c.step_at(s);
+    }
+    st.memory.peak_mib = st.memory.static_mib + st.memory.reserved_mib + st.memory.activation_mib + st.memory.components_mib;
     st.memory.limit_mib = device.memory_limit_mib;
     st.time.busy_ms = sim.busy_ms;
     st.time.bubble_ms = out.step_time_ms - sim.busy_ms;

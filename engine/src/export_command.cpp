@@ -55,7 +55,7 @@ CommandOutput run_export(const json& document) {
   auto plan = checked_plan(request, d);
   if (!plan) return invalid(d);
   const bool trace = target == "chrome-trace";
-  const Estimate e = estimate(request.model, request.device, *plan, trace);
+  const Estimate e = estimate(request.model, request.device, *plan, trace, request.components);
   json result = {{"to", target}};
   if (trace) {
     json events = chrome_trace(e, request.model);

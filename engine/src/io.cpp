@@ -1,6 +1,7 @@
 // JSON parsing with complete validation, and response serialisation.
 #include "ppb/io.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -298,6 +299,31 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
   layer.other_static_mib = f.quantity("static_mib").value_or(0);
   layer.activation_mib = f.quantity("activation_mib").value_or(0);
   layer.send_mib = f.quantity("send_mib").value_or(0);
+  if (const json* components = f.object("components")) {
+    for (auto it = components->begin(); it != components->end(); ++it) {
+      const std::string cpath = f.at("components") + "/" + pointer_token(it.key());
+      if (!it.value().is_object()) {
+        d.error("TYPE_MISMATCH", cpath, "component \"" + it.key() + "\" must be an object of forward_ms, backward_ms, static_mib, activation_mib.");
+        ok = false;
+        continue;
+      }
+      Fields cf(it.value(), cpath, d);
+      ComponentCost cost;
+      cost.forward_ms = cf.quantity("forward_ms").value_or(0);
+      cost.backward_ms = cf.quantity("backward_ms").value_or(0);
+      cost.static_mib = cf.quantity("static_mib").value_or(0);
+      cost.activation_mib = cf.quantity("activation_mib").value_or(0);
+      auto named = std::find(model.component_names.begin(), model.component_names.end(), it.key());
+      cost.component = static_cast<int>(named - model.component_names.begin());
+      if (named == model.component_names.end()) model.component_names.push_back(it.key());
+      // The layer's own figures include the component; the list keeps them apart for reporting.
+      layer.forward_ms += cost.forward_ms;
+      layer.backward_ms += cost.backward_ms;
+      layer.other_static_mib += cost.static_mib;
+      layer.activation_mib += cost.activation_mib;
+      layer.components.push_back(cost);
+    }
+  }
   layer.recompute.assign(model.recompute_options.size(), std::nullopt);
   if (const json* rc = f.object("recompute")) {
     for (auto it = rc->begin(); it != rc->end(); ++it) {
@@ -448,6 +474,39 @@ Request parse_request(const json& document, Diagnostics& d) {
     request.device.p2p_latency_ms = f.quantity("p2p_latency_ms").value_or(0);
   }
 
+  if (const json* components = top.get("components")) {
+    if (!components->is_array()) {
+      d.error("TYPE_MISMATCH", "/components", "components must be a list of {name, step_ms, memory_mib}.");
+    } else {
+      for (std::size_t i = 0; i < components->size(); ++i) {
+        const std::string cpath = "/components/" + std::to_string(i);
+        const json& c = (*components)[i];
+        if (!c.is_object()) {
+          d.error("TYPE_MISMATCH", cpath, "each component must be an object {name, step_ms, memory_mib}.");
+          continue;
+        }
+        Fields cf(c, cpath, d);
+        StageComponent component;
+        if (auto name = cf.string("name")) component.name = *name;
+        else if (!cf.has("name")) d.error("REQUIRED", cf.at("name"), "each component needs a name.");
+        for (auto [key, target] : {std::pair{"step_ms", &component.step_ms}, std::pair{"memory_mib", &component.memory_mib}}) {
+          const json* v = cf.get(key);
+          if (!v) continue;
+          const json values = v->is_array() ? *v : json::array({*v});
+          for (std::size_t k = 0; k < values.size(); ++k) {
+            const std::string at = cf.at(key) + (v->is_array() ? "/" + std::to_string(k) : "");
+            if (!values[k].is_number() || !std::isfinite(values[k].get<double>()) || values[k].get<double>() < 0 ||
+                values[k].get<double>() > limits::max_quantity)
+              d.error("OUT_OF_RANGE", at, std::string(key) + " must be a number from 0 to 1e12 (one value, or one per stage).");
+            else
+              target->push_back(values[k].get<double>());
+          }
+        }
+        request.components.push_back(component);
+      }
+    }
+  }
+
   auto& p = request.pipeline;
   if (const json* pipeline = top.object("pipeline")) {
     Fields f(*pipeline, "/pipeline", d);
@@ -547,13 +606,20 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
                 {"static_mib", st.memory.static_mib},
                 {"reserved_mib", st.memory.reserved_mib},
                 {"activation_mib", st.memory.activation_mib},
+                {"components_mib", st.memory.components_mib},
                 {"peak_mib", st.memory.peak_mib},
                 {"limit_mib", st.memory.limit_mib ? json(*st.memory.limit_mib) : json(nullptr)},
                 {"in_flight_micro_batches", st.memory.in_flight_micro_batches}};
     json time = {{"forward_ms", st.time.forward_ms},     {"backward_ms", st.time.backward_ms},
                  {"recompute_ms", st.time.recompute_ms}, {"send_ms", st.time.send_ms},
+                 {"components_step_ms", st.time.components_step_ms},
                  {"busy_ms", st.time.busy_ms},           {"bubble_ms", st.time.bubble_ms}};
-    stages.push_back({{"stage", st.stage}, {"virtual_stages", st.virtual_stages}, {"layers", layers}, {"memory", mem}, {"time", time}});
+    json components = json::object();
+    for (const auto& [name, c] : st.components)
+      components[name] = {{"forward_ms", c.forward_ms}, {"backward_ms", c.backward_ms}, {"static_mib", c.static_mib},
+                          {"activation_mib", c.activation_mib}, {"step_ms", c.step_ms}, {"memory_mib", c.memory_mib}};
+    stages.push_back({{"stage", st.stage}, {"virtual_stages", st.virtual_stages}, {"layers", layers}, {"memory", mem},
+                      {"time", time}, {"components", components}});
   }
   r["stages"] = stages;
   json violations = json::array();

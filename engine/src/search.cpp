@@ -322,6 +322,11 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
     return infeasible("above the simulation cap", "pp_degree x vpp_degree x micro_batch_num = " +
                                                       std::to_string(virtual_stages * c.micro_batch_num) + " exceeds the cap of " +
                                                       std::to_string(limits::max_simulated_pairs));
+  for (const auto& component : request.components)
+    if ((component.step_ms.size() > 1 && component.step_ms.size() != static_cast<std::size_t>(c.pp)) ||
+        (component.memory_mib.size() > 1 && component.memory_mib.size() != static_cast<std::size_t>(c.pp)))
+      return infeasible("component lists do not match pp_degree",
+                        "component \"" + component.name + "\" gives per-stage values for a different pp_degree");
   Plan shape;
   shape.pp_degree = c.pp;
   shape.vpp_degree = c.vpp;
@@ -331,8 +336,9 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
   options.recompute_options = recompute_options;
   options.allow_empty_stages = request.pipeline.allow_empty_stages;
   options.time_budget_ms = candidate_time_ms;
+  options.components = request.components;
   const BalanceResult found = balance(model, request.device, shape, options);
-  const Estimate e = estimate(model, request.device, found.plan, false);
+  const Estimate e = estimate(model, request.device, found.plan, false, request.components);
   double peak = 0;
   for (const auto& s : e.stages) peak = std::max(peak, s.memory.peak_mib);
   out.feasible = e.feasible;
@@ -366,7 +372,7 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
   const bool even_valid = request.pipeline.allow_empty_stages ||
                           std::none_of(even.stage_layers.begin(), even.stage_layers.end(), [](int n) { return n == 0; });
   if (even_valid) {
-    const Estimate base = estimate(model, request.device, even, false);
+    const Estimate base = estimate(model, request.device, even, false, request.components);
     cand["even_split"] = {{"step_time_ms", base.step_time_ms}, {"feasible", base.feasible}};
     cand["gain_ms"] = base.step_time_ms - e.step_time_ms;
   } else {

@@ -50,7 +50,11 @@ class Simulation {
       if (in_.keep_timeline) result.stages[static_cast<std::size_t>(s)].memory.push_back({0.0, 0.0});
     const std::int64_t ops_done = in_.schedule == Schedule::zb_h1 ? run_by_time(result) : run_fixed(result);
     result.step_time_ms = end_ms_;
-    result.aborted = aborted_;
+    for (std::size_t st = 0; st < in_.stage_tail_ms.size() && st < result.stages.size(); ++st) {
+      result.stages[st].busy_ms += in_.stage_tail_ms[st];
+      result.step_time_ms = std::max(result.step_time_ms, result.stages[st].end_ms + in_.stage_tail_ms[st]);
+    }
+    result.aborted = aborted_ || result.step_time_ms > in_.abort_above_ms;
     if (aborted_) return result;
     const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
     if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
@@ -222,6 +226,7 @@ class Simulation {
       case OpKind::W: st.pending_w.pop_front(); break;
     }
     out.busy_ms += end - start;
+    out.end_ms = std::max(out.end_ms, end);
     st.free_at = end;
     end_ms_ = std::max(end_ms_, end);
     if (in_.keep_timeline) result.timeline.push_back({s, v, op.micro_batch, op.kind, start, end});

@@ -28,7 +28,8 @@ struct Exhaustive {
 
 // Every contiguous partition (non-empty stages, pins respected) and every recompute assignment of
 // every layer among "none" and the options allowed, each simulated.
-Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options) {
+Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options,
+                      const std::vector<StageComponent>& components = {}) {
   Exhaustive out;
   const int L = model.layer_count(), V = shape.virtual_stages();
   std::vector<int> stage_layers(static_cast<std::size_t>(V));
@@ -43,7 +44,7 @@ Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shap
         std::function<void(int)> choose = [&](int i) {
           if (i == L) {
             ++out.plans;
-            const Estimate e = estimate(model, device, plan, false);
+            const Estimate e = estimate(model, device, plan, false, components);
             if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) out.best_ms = e.step_time_ms;
             out.feasible = out.feasible || e.feasible;
             return;
@@ -129,15 +130,27 @@ TEST(Balance, NeverWorseThanExhaustiveSearch) {
     device.memory_limit_mib = std::round(tightness(rng) * (total_static + total_act * std::min<double>(pp, shape.micro_batch_num)) / pp);
     BalanceOptions opt;
     opt.recompute_options = options;
+    // A third of the trials carry outside per-stage components (a tail after the last operation and
+    // memory), which move both the bounds and the limits.
+    if (trial % 3 == 0) {
+      std::uniform_real_distribution<double> tail(0, 20), extra(0, 300);
+      StageComponent c;
+      c.name = "outside";
+      for (int s = 0; s < pp; ++s) {
+        c.step_ms.push_back(std::round(tail(rng)));
+        c.memory_mib.push_back(std::round(extra(rng)));
+      }
+      opt.components = {c};
+    }
     const BalanceResult got = balance(model, device, shape, opt);
-    const Exhaustive want = exhaustive(model, device, shape, options);
+    const Exhaustive want = exhaustive(model, device, shape, options, opt.components);
     ASSERT_EQ(got.feasible, want.feasible) << "trial " << trial;
     if (!want.feasible) {
       ++infeasible;
       continue;
     }
     ++compared;
-    const Estimate e = estimate(model, device, got.plan, false);
+    const Estimate e = estimate(model, device, got.plan, false, opt.components);
     EXPECT_TRUE(e.feasible) << "trial " << trial;
     EXPECT_DOUBLE_EQ(e.step_time_ms, got.step_time_ms) << "trial " << trial;
     EXPECT_LE(got.step_time_ms, want.best_ms + 1e-9) << "trial " << trial << " over " << want.plans << " plans";

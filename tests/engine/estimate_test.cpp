@@ -137,3 +137,38 @@ TEST(Estimate, ParamsUseBytesPerParam) {
 
 }  // namespace
 }  // namespace ppb::test
+
+namespace ppb::test {
+namespace {
+
+// Outside components: a layer's component is part of its times and memory and reported by name;
+// a stage component runs after the stage's last operation and holds memory. Two stages of one
+// layer each (F 1, B 2), 1f1b, 2 micro batches: stage 0 runs F0 [0,1], F1 [1,2], B0 [4,6], B1 [7,9];
+// stage 1 runs F0 [1,2], B0 [2,4], F1 [4,5], B1 [5,7]. With a synchronisation of 1 ms after stage 0
+// and 5 ms after stage 1, the step ends at max(9 + 1, 7 + 5) = 12 ms.
+TEST(Estimate, OutsideComponentsAddByName) {
+  json layers = {{{"name", "l"}, {"count", 2}, {"forward_ms", 0.75}, {"backward_ms", 1.5}, {"static_mib", 10},
+                  {"components", {{"tp_comm", {{"forward_ms", 0.25}, {"backward_ms", 0.5}, {"static_mib", 5}}}}}}};
+  json req = {{"model", {{"layers", layers}}},
+              {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 2}}},
+              {"components", {{{"name", "dp_sync"}, {"step_ms", {1, 5}}, {"memory_mib", 100}}}}};
+  const json r = run("estimate", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_DOUBLE_EQ(r["result"]["step_time_ms"], 12);
+  const json& s0 = r["result"]["stages"][0];
+  EXPECT_DOUBLE_EQ(s0["time"]["forward_ms"], 1);
+  EXPECT_DOUBLE_EQ(s0["time"]["backward_ms"], 2);
+  EXPECT_DOUBLE_EQ(s0["components"]["tp_comm"]["forward_ms"], 0.25);
+  EXPECT_DOUBLE_EQ(s0["components"]["tp_comm"]["static_mib"], 5);
+  EXPECT_DOUBLE_EQ(s0["components"]["dp_sync"]["step_ms"], 1);
+  EXPECT_DOUBLE_EQ(r["result"]["stages"][1]["components"]["dp_sync"]["step_ms"], 5);
+  EXPECT_DOUBLE_EQ(s0["memory"]["static_mib"], 15);
+  EXPECT_DOUBLE_EQ(s0["memory"]["components_mib"], 100);
+  EXPECT_DOUBLE_EQ(s0["memory"]["peak_mib"], 115);
+  EXPECT_DOUBLE_EQ(s0["time"]["busy_ms"], 2 * 3 + 1);
+  req["components"][0]["step_ms"] = {1, 2, 3};
+  EXPECT_TRUE(has_error(run("estimate", req), "COMPONENT_LENGTH", "/components/0/step_ms"));
+}
+
+}  // namespace
+}  // namespace ppb::test

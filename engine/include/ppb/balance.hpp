@@ -31,6 +31,7 @@ struct BalanceOptions {
   // Relative: a branch whose bound is within it of the best time is not explored, so the result is
   // at most (1 + tolerance) x the optimum. 0 searches for the exact optimum.
   double tolerance = 0;
+  std::vector<StageComponent> components;  // outside per-stage time and memory (request.components)
 };
 
 struct BalanceResult {
@@ -52,7 +53,8 @@ BalanceResult balance(const Model& model, const Device& device, const Plan& shap
 
 // The best recompute choice for a fixed partition: per physical stage, the least extra time whose
 // activation fits the memory limit (or the least activation when nothing fits).
-Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options);
+Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options,
+                         const std::vector<StageComponent>& components = {});
 
 struct OffsetCandidate {
   std::vector<int> layer_offset;
@@ -64,6 +66,7 @@ struct OffsetCandidate {
 // tells whether every one in range was.
 std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
                                            const std::vector<int>& recompute_options, int range,
-                                           bool allow_empty_stages, std::int64_t limit, bool& complete);
+                                           bool allow_empty_stages, std::int64_t limit, bool& complete,
+                                           const std::vector<StageComponent>& components = {});
 
 }  // namespace ppb

@@ -2,7 +2,9 @@
 // memory and step time from the schedule simulation, violations of the device memory limit.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,7 +22,8 @@ struct StageMemory {
   double static_mib = 0;  // weights + grads + optimizer + profiled static memory not split into them
   double reserved_mib = 0;
   double activation_mib = 0;  // activation peak over the step
-  double peak_mib = 0;        // static + reserved + activation peak
+  double components_mib = 0;  // stage components' memory
+  double peak_mib = 0;        // static + reserved + activation peak + components
   std::optional<double> limit_mib;
   int in_flight_micro_batches = 0;
 };
@@ -30,8 +33,20 @@ struct StageTime {  // per micro batch, except busy_ms and bubble_ms (per step)
   double backward_ms = 0;   // without recompute
   double recompute_ms = 0;  // added to the backward by the chosen recompute options
   double send_ms = 0;       // outgoing activation transfers (the gradient coming back costs the same)
+  double components_step_ms = 0;  // stage components' time per step, after the last operation
   double busy_ms = 0;
   double bubble_ms = 0;
+};
+
+// What one named outside component adds on a stage (layer components per micro batch, stage
+// components per step).
+struct ComponentTotals {
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double static_mib = 0;
+  double activation_mib = 0;  // per micro batch
+  double step_ms = 0;
+  double memory_mib = 0;
 };
 
 struct StageEstimate {
@@ -40,6 +55,7 @@ struct StageEstimate {
   std::vector<std::pair<int, int>> layers;  // [begin, end) per virtual stage
   StageMemory memory;
   StageTime time;
+  std::map<std::string, ComponentTotals> components;  // included in memory and time above
 };
 
 struct Violation {
@@ -66,6 +82,11 @@ double transfer_ms(const Device& device, double send_mib);
 // What each virtual stage costs per micro batch under the plan.
 std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan);
 
-Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline);
+// Per physical stage tail time and memory of the stage components.
+std::vector<double> component_tail_ms(const std::vector<StageComponent>& components, int pp_degree);
+std::vector<double> component_memory_mib(const std::vector<StageComponent>& components, int pp_degree);
+
+Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
+                  const std::vector<StageComponent>& components = {});
 
 }  // namespace ppb

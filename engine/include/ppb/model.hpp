@@ -18,6 +18,17 @@ struct RecomputeCost {
   double extra_ms = 0;
 };
 
+// Time and memory that come from outside the pipeline model (for example tensor-parallel or
+// expert-parallel communication measured by another estimator), added to a layer under a name so
+// that the totals can be read back per component.
+struct ComponentCost {
+  int component = 0;  // index into Model::component_names
+  double forward_ms = 0;
+  double backward_ms = 0;
+  double static_mib = 0;
+  double activation_mib = 0;
+};
+
 struct Layer {
   std::string name;
   std::string kind;
@@ -34,6 +45,7 @@ struct Layer {
   // Indexed like Model::recompute_options; empty where the layer does not offer that option.
   std::vector<std::optional<RecomputeCost>> recompute;
   int entry = 0;  // index of the document entry this layer was expanded from
+  std::vector<ComponentCost> components;  // already included in the figures above
 
   [[nodiscard]] double static_mib() const {
     return weights_mib + grads_mib + optimizer_mib + other_static_mib;
@@ -44,6 +56,7 @@ struct Model {
   std::string name;
   std::vector<Layer> layers;                 // expanded, in model order
   std::vector<std::string> recompute_options;  // every option name offered by some layer
+  std::vector<std::string> component_names;    // every outside component named by some layer
   int pinned_first = 0;  // layers [0, pinned_first) are pinned to the first virtual stage
   int pinned_last = 0;   // the last pinned_last layers are pinned to the last virtual stage
 

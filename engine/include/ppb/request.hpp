@@ -60,11 +60,27 @@ struct PipelineSpec {
   std::map<std::string, std::vector<std::int64_t>> recompute;
 };
 
+// A per-stage cost from outside, once per step: for example the data-parallel gradient
+// synchronisation or the optimizer step after a stage's last backward, and memory such as
+// communication buffers. Values are per physical stage, or one value for every stage.
+struct StageComponent {
+  std::string name;
+  std::vector<double> step_ms;     // time after the stage's last operation
+  std::vector<double> memory_mib;  // added to the stage's peak
+  [[nodiscard]] double step_at(int stage) const {
+    return step_ms.empty() ? 0 : step_ms.size() == 1 ? step_ms[0] : step_ms[static_cast<std::size_t>(stage)];
+  }
+  [[nodiscard]] double memory_at(int stage) const {
+    return memory_mib.empty() ? 0 : memory_mib.size() == 1 ? memory_mib[0] : memory_mib[static_cast<std::size_t>(stage)];
+  }
+};
+
 struct Request {
   Model model;
   Training training;
   Device device;
   PipelineSpec pipeline;
+  std::vector<StageComponent> components;
 };
 
 }  // namespace ppb

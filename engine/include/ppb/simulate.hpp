@@ -33,6 +33,9 @@ struct SimulationInput {
   // Stop as soon as an operation ends later than this (the step cannot be faster): the result is
   // then marked `aborted` and its step time is only a lower bound. Used by the balancer.
   double abort_above_ms = std::numeric_limits<double>::infinity();
+  // Per physical stage, work once per step after the stage's last operation (outside components
+  // such as the data-parallel gradient synchronisation); empty means none.
+  std::vector<double> stage_tail_ms;
 };
 
 struct TimedOp {
@@ -50,7 +53,8 @@ struct MemoryPoint {
 };
 
 struct StageSimulation {
-  double busy_ms = 0;
+  double busy_ms = 0;  // operations plus the stage's tail
+  double end_ms = 0;   // when its last operation ends, before the tail
   double activation_peak_mib = 0;
   int peak_in_flight = 0;  // most (virtual stage, micro batch) activations held at once
   std::vector<MemoryPoint> memory;  // step function, kept with the timeline
