@@ -10,12 +10,7 @@
 #include "ppb/io.hpp"
 #include "ppb/sapp.hpp"
 
-#if __has_include("ppb/transformer.hpp")
 #include "ppb/transformer.hpp"
-#define PPB_HAS_TRANSFORMER 1
-#else
-#define PPB_HAS_TRANSFORMER 0
-#endif
 
 namespace ppb::detail {
 
@@ -84,15 +79,9 @@ CommandOutput run_import(const json& document) {
     return imported(std::move(*model), "sapp", d);
   }
   if (document.contains("transformer")) {
-#if PPB_HAS_TRANSFORMER
     auto model = transformer_model(document, d);
     if (!model || !d.ok()) return invalid(d);
     return imported(std::move(*model), "transformer", d);
-#else
-    d.error("IMPORT_SOURCE_UNAVAILABLE", "/transformer",
-            "this build of the engine has no transformer model generator.");
-    return invalid(d);
-#endif
   }
   if (document.contains("model")) return pass_through(document.at("model"), "/model", d);
   return pass_through(document, "", d);

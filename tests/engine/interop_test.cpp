@@ -248,7 +248,6 @@ TEST(Interop, ImportPassesModelDocumentsThroughAfterValidation) {
   EXPECT_TRUE(has_error(run("import", {{"model", model}, {"sapp", sapp_file()}}), "IMPORT_SOURCE_CONFLICT", ""));
 }
 
-#if __has_include("ppb/transformer.hpp")
 // The transformer section goes to the symbolic generator (transformer.hpp); its own tests check
 // the numbers, this one the routing: 2 decoder layers come back as one entry of count 2.
 TEST(Interop, ImportRunsTheTransformerGenerator) {
@@ -259,7 +258,6 @@ TEST(Interop, ImportRunsTheTransformerGenerator) {
   EXPECT_EQ(r["result"]["source"], "transformer");
   EXPECT_EQ(r["result"]["model"]["layers"][1]["count"], 2);
 }
-#endif
 
 TEST(Interop, BundledSappExampleImportsAndEstimates) {
   std::ifstream in(std::string(PPB_SOURCE_DIR) + "/examples/sapp-llama-80l.json");
