@@ -20,4 +20,12 @@ case "$err" in *"LAYERS_EMPTY at /model/layers"*) ;; *) fail "stderr lacks the e
 status=0
 "$PPB" estimate /nonexistent.json 2>/dev/null || status=$?
 [ "$status" -eq 2 ] || fail "missing file exited $status, expected 2"
+# Every command's --help shows an example that works as written.
+export PATH="$(cd "$(dirname "$PPB")" && pwd):$PATH"
+for command in estimate balance search import export; do
+  "$PPB" "$command" --help | grep -q "^ppb $command FILE|-" || fail "$command --help"
+  example=$("$PPB" "$command" --help | sed -n '/^Example/,$p' | sed 1d)
+  out=$(cd "$ROOT" && bash -c "$example") || fail "$command --help example exited $?"
+  case "$out" in *'"ok": true'*) ;; *) fail "$command --help example: $out" ;; esac
+done
 echo "cli smoke: ok"

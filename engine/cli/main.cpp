@@ -21,6 +21,8 @@ Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/c
   balance    PPB: the partition and recompute with the lowest simulated step time that fit memory,
              beside the even split ("baseline"); "balance": {"mode": "offset", "offset_range": k}
              ranks every layer_offset within +-k instead
+  search     pp_degree x vpp_degree x micro_batch_num x schedule, each balanced by PPB: ranked
+             candidates, the Pareto front of step time against peak memory, infeasible reasons
   import     a MindFormers/HyperParallel SAPP layer file or a "transformer" description in,
              a ppb.model.v1 document out
   export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace"}
@@ -33,7 +35,80 @@ Examples:
 
 Exit status: 0 result (feasible or not), 2 invalid request, 1 internal failure.
 Errors: the JSON on stdout names each with a code and a JSON Pointer; stderr has one line each.
+"ppb COMMAND --help" shows a command's request with an example.
 )";
+
+struct CommandHelp {
+  const char* name;
+  const char* text;
+};
+
+constexpr CommandHelp kCommands[] = {
+    {"estimate", R"(ppb estimate FILE|-: evaluate the plan given in "pipeline".
+
+Request: {"model": ppb.model.v1 | "transformer": {...}, "training": {...}, "device": {...},
+          "pipeline": {"pp_degree", "vpp_degree", "micro_batch_num", "schedule",
+                       one of "stage_partition" | "stage_layers" | "layer_offset",
+                       "recompute": {"full": [count per virtual stage]} | {"layers": {"full": [indices]}},
+                       "include_timeline": true}}
+Result: step_time_ms, bubble, imbalance, every partition form, layer_recompute, stages[] with
+memory and time breakdowns, violations[], and with include_timeline the timeline and memory_timeline.
+
+Example:
+  echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1, "activation_mib": 100}]},
+         "pipeline": {"pp_degree": 4, "micro_batch_num": 8, "layer_offset": [1, 0, 0, -1]}}' | ppb estimate - --pretty
+)"},
+    {"balance", R"(ppb balance FILE|-: PPB, the plan with the lowest simulated step time within memory.
+
+Request: as estimate (its partition and recompute are ignored), plus
+  "device": {"memory_limit_mib": N}, "balance": {"recompute_options": ["full", "selective"],
+  "time_budget_ms": 2000, "tolerance": 0, "mode": "optimal" | "offset", "offset_range": k}
+Result: the estimate of the chosen plan, "baseline" (the even split), "gain", "method"
+(proven_optimal, lower_bound_ms, within_tolerance), and in offset mode the ranked "offsets".
+
+Example:
+  echo '{"model": {"layers": [{"name": "emb", "pin": "first", "forward_ms": 6},
+                              {"name": "l", "count": 8, "forward_ms": 2},
+                              {"name": "head", "pin": "last", "forward_ms": 8}]},
+         "pipeline": {"pp_degree": 4, "micro_batch_num": 16}}' | ppb balance - --pretty
+)"},
+    {"search", R"(ppb search FILE|-: search pipeline shapes, each balanced by PPB.
+
+Request: as balance, plus "search": {"pp_degree": [..] | {"min", "max", "step" | "factor"},
+  "vpp_degree", "micro_batch_num", "schedule": [..], "recompute_options", "top_k",
+  "max_candidates", "time_budget_ms", "candidate_time_ms"}; with "training": {"world_size",
+  "global_batch_size", "micro_batch_size", "tp_degree", "cp_degree"} micro_batch_num follows
+  dp_degree = world_size / (pp x tp x cp).
+Result: candidates (feasible first by step time), pareto (indices), counts, infeasible_groups,
+skipped_groups, elapsed_ms, partial.
+
+Example:
+  echo '{"model": {"layers": [{"name": "l", "count": 16, "forward_ms": 1, "static_mib": 1000}]},
+         "training": {"global_batch_size": 64, "world_size": 8},
+         "device": {"memory_limit_mib": 10000},
+         "search": {"pp_degree": [1, 2, 4, 8]}}' | ppb search - --pretty
+)"},
+    {"import", R"(ppb import FILE|-: a ppb.model.v1 document from another description.
+
+Request: a MindFormers/HyperParallel SAPP layer file (with "layers_description"), {"sapp": file},
+a request with a "transformer" section (see docs/transformer-model.md), or a ppb.model.v1 document.
+Result: {"model": ppb.model.v1, "source": "sapp" | "transformer" | "ppb.model.v1"}.
+
+Example:
+  ppb import examples/sapp-llama-80l.json --pretty
+)"},
+    {"export", R"(ppb export FILE|-: estimate a plan and write it for another tool.
+
+Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace"}.
+Result: {"to", "json", "text"}: MindFormers offset/recompute lists and YAML, Megatron-LM
+arguments and the command-line fragment, or a Chrome trace (open it in Perfetto).
+
+Example:
+  echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
+         "pipeline": {"pp_degree": 2, "micro_batch_num": 4},
+         "export": {"to": "megatron"}}' | ppb export - --pretty
+)"},
+};
 
 }  // namespace
 
@@ -43,6 +118,11 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
+      for (const auto& c : kCommands)
+        if (command == c.name) {
+          std::cout << c.text;
+          return 0;
+        }
       std::cout << kUsage;
       return 0;
     }
@@ -81,10 +161,14 @@ int main(int argc, char** argv) {
   std::string out = result.json;
   const auto response = nlohmann::json::parse(out);
   if (pretty) out = response.dump(2);
-  if (response.contains("errors"))
+  if (response.contains("errors")) {
+    const std::size_t n = response["errors"].size();
+    std::cerr << "ppb: " << (result.exit_code == 1 ? "internal failure" : "invalid request") << ", " << n
+              << (n == 1 ? " error" : " errors") << "\n";
     for (const auto& e : response["errors"])
       std::cerr << "ppb: " << e.value("code", "") << " at " << (e.value("path", "").empty() ? "/" : e.value("path", ""))
                 << ": " << e.value("message", "") << "\n";
+  }
   if (output.empty()) std::cout << out << "\n";
   else {
     std::ofstream file(output, std::ios::binary);
