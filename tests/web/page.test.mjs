@@ -1,89 +1,187 @@
-// Browser test of the PPB page: serves build/site, opens it in headless Chromium and checks the first
-// end-to-end slice (example model -> estimate in the WASM worker -> per-stage table).
-// Needs the built site (build/site with ppb_engine.js/.wasm) and /usr/bin/chromium.
+// The page's main path: it loads, balances the default example in the WASM worker and draws it. The charts hold
+// one bar per stage and one box per operation, and the numbers on screen are the engine's.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../tools/serve.mjs';
+import { startSite, openPage, load, lastResponse, cspViolations, waitForState, choose, setField } from './helpers.mjs';
+import { num, percent } from '../../web/js/format.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const siteDir = join(repoRoot, 'build', 'site');
-const PP_DEGREE = 4; // the page estimates the example with pp_degree 4, vpp_degree 1
-
-/** @type {import('node:http').Server} */
-let server;
-/** @type {string} */
-let siteUrl;
-/** @type {import('playwright-core').Browser} */
-let browser;
+/** @type {Awaited<ReturnType<typeof startSite>>} */
+let site;
+/** @type {import('./helpers.mjs').OpenPage} */
+let open;
 
 before(async () => {
-  await access(join(siteDir, 'ppb_engine.js')).catch(() => {
-    throw new Error(`${siteDir} has no ppb_engine.js: build the site (WASM build) first`);
-  });
-  ({ server, url: siteUrl } = await startServer(siteDir, { port: 0 }));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  site = await startSite();
+  open = await openPage(site.browser);
+  await load(open.page, site.url);
 });
 
 after(async () => {
-  await browser?.close();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await site?.close();
 });
 
-/**
- * Layers per stage of the contract's even split (interface.md, "Partition: none"): B body layers over V
- * virtual stages, floor(B / V) each, the B mod V extra ones on the first stages; pinned-first layers join
- * stage 0 and pinned-last layers stage V-1.
- * @param {{layers: {count?: number, pin?: string}[]}} model
- * @param {number} stages
- * @returns {number[]}
- */
-function evenSplit(model, stages) {
-  const count = (/** @type {string | undefined} */ pin) =>
-    model.layers.filter((layer) => layer.pin === pin).reduce((sum, layer) => sum + (layer.count ?? 1), 0);
-  const body = count(undefined);
-  const split = Array.from({ length: stages }, (_, s) => Math.floor(body / stages) + (s < body % stages ? 1 : 0));
-  split[0] += count('first');
-  split[stages - 1] += count('last');
-  return split;
-}
-
-test('the page estimates the example and shows one row per stage with the even split', async () => {
-  const model = JSON.parse(await readFile(join(repoRoot, 'examples', 'dense-8l.json'), 'utf8'));
-  const expectedLayers = evenSplit(model, PP_DEGREE);
-  assert.deepEqual(expectedLayers, [3, 2, 2, 3]); // by hand: 8 body layers / 4 = 2, plus embedding and lm_head
-
-  const page = await browser.newPage();
-  /** @type {string[]} */
-  const problems = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  try {
-    await page.goto(siteUrl);
-    await page.waitForSelector('body[data-state="ready"]', { timeout: 30_000 }).catch(async (error) => {
-      const state = await page.evaluate(() => document.body.dataset.state);
-      const alerts = await page.locator('[role="alert"]').allTextContents();
-      throw new Error(`page state ${state}, alerts ${JSON.stringify(alerts)}, problems ${JSON.stringify(problems)}`,
-        { cause: error });
-    });
-
-    const rows = page.locator('#stage-table tr[data-stage]');
-    assert.equal(await rows.count(), PP_DEGREE);
-    const shownLayers = await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.children[1].textContent)));
-    assert.deepEqual(shownLayers, expectedLayers);
-    assert.match(await page.locator('#step-time').innerText(), /^\d+(\.\d+)? ms$/);
-    assert.equal(await page.locator('[role="alert"]').count(), 0);
-    assert.deepEqual(problems, []);
-  } finally {
-    await page.close();
+test('the default view balances the example with PPB and draws every chart', async () => {
+  const { page } = open;
+  const response = await lastResponse(page);
+  assert.equal(response.ok, true);
+  assert.equal(response.command, 'balance');
+  const result = response.result;
+  const pp = result.stages.length;
+  assert.equal(pp, 8);
+  for (const id of ['stage-loads', 'timeline', 'memory', 'compare']) {
+    assert.equal(await page.locator(`svg#${id}`).count(), 1, `svg#${id}`);
   }
+  assert.equal(await page.locator('[role="alert"]').count(), 0);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(open.problems, []);
+});
+
+test('stage loads: one bar group per stage, and a strip segment per virtual stage with the engine\'s layer counts', async () => {
+  const { page } = open;
+  const result = (await lastResponse(page)).result;
+  const stages = page.locator('svg#stage-loads g.stage[data-stage]');
+  assert.equal(await stages.count(), result.stages.length);
+  const shown = await stages.evaluateAll((groups) => groups.map((g) => Number(g.getAttribute('data-stage'))));
+  assert.deepEqual(shown, result.stages.map((/** @type {any} */ s) => s.stage));
+  // The partition strip: one segment per virtual stage, layer counts as the engine's stage_layers.
+  const segments = page.locator('svg#stage-loads [data-virtual-stage]');
+  assert.equal(await segments.count(), result.stage_layers.length);
+  const boundaries = page.locator('svg#stage-loads .boundary');
+  assert.equal(await boundaries.count(), result.stage_layers.length - 1);
+  const ends = await boundaries.evaluateAll((nodes) => nodes.map((n) => Number(n.getAttribute('aria-valuenow'))));
+  let sum = 0;
+  assert.deepEqual(ends, result.stage_layers.slice(0, -1).map((/** @type {number} */ n) => (sum += n)));
+});
+
+test('the per-stage table and the summary show the engine\'s numbers', async () => {
+  const { page } = open;
+  const result = (await lastResponse(page)).result;
+  const rows = page.locator('#stage-table tbody tr[data-stage]');
+  assert.equal(await rows.count(), result.stages.length);
+  const cells = await rows.evaluateAll((trs) => trs.map((tr) => Object.fromEntries(
+    [...tr.querySelectorAll('td[data-field]')].map((td) => [td.getAttribute('data-field'), { text: td.textContent, value: td.getAttribute('data-value') }]))));
+  result.stages.forEach((/** @type {any} */ stage, /** @type {number} */ i) => {
+    for (const [field, value] of [['forward_ms', stage.time.forward_ms], ['backward_ms', stage.time.backward_ms],
+      ['recompute_ms', stage.time.recompute_ms], ['busy_ms', stage.time.busy_ms], ['peak_mib', stage.memory.peak_mib]]) {
+      assert.equal(cells[i][field].text, num(value), `stage ${i} ${field}`);
+      assert.equal(Number(cells[i][field].value), value, `stage ${i} ${field} exact`);
+    }
+    const layers = stage.layers.reduce((/** @type {number} */ a, /** @type {number[]} */ [b, e]) => a + e - b, 0);
+    assert.equal(Number(cells[i].layers.value), layers);
+  });
+  const step = page.locator('[data-field="step_time_ms"] output');
+  assert.equal(await step.textContent(), `${num(result.step_time_ms)} ms`);
+  assert.equal(Number(await step.getAttribute('data-value')), result.step_time_ms);
+  assert.equal(await page.locator('[data-field="bubble_fraction"] output').textContent(), percent(result.bubble.fraction));
+  const peak = Math.max(...result.stages.map((/** @type {any} */ s) => s.memory.peak_mib));
+  assert.equal(Number(await page.locator('[data-field="peak_mib"] output').getAttribute('data-value')), peak);
+  assert.equal(await page.locator('#offset-value').textContent(), `[${result.layer_offset.join(', ')}]`);
+});
+
+test('timeline: one box per operation, carrying its op, stage and micro batch', async () => {
+  const { page } = open;
+  const result = (await lastResponse(page)).result;
+  const boxes = await page.locator('svg#timeline rect[data-op]').evaluateAll((rects) => rects.map((r) =>
+    `${r.getAttribute('data-op')}:${r.getAttribute('data-stage')}:${r.getAttribute('data-micro-batch')}:${r.getAttribute('data-virtual-stage')}`));
+  const expected = result.timeline.map((/** @type {any} */ op) => `${op.op}:${op.stage}:${op.micro_batch}:${op.virtual_stage}`);
+  assert.equal(boxes.length, expected.length);
+  assert.deepEqual([...boxes].sort(), [...expected].sort());
+  // The step time is marked and labelled with the engine's value.
+  assert.equal(await page.locator('svg#timeline .step-marker').count(), 1);
+  assert.equal(await page.locator('svg#timeline .step-label').textContent(), `step ${num(result.step_time_ms)} ms`);
+  // One memory line per stage.
+  assert.equal(await page.locator('svg#memory path.memory-line').count(), result.stages.length);
+});
+
+test('timeline zoom draws only what is visible and the whole step comes back', async () => {
+  const { page } = open;
+  const all = await page.locator('svg#timeline rect[data-op]').count();
+  await page.click('#zoom-in');
+  await page.click('#zoom-in');
+  await page.waitForFunction((n) => document.querySelectorAll('svg#timeline rect[data-op]').length < n, all);
+  const windowAttr = await page.locator('svg#timeline').getAttribute('data-window');
+  const [t0, t1] = String(windowAttr).split(',').map(Number);
+  const step = (await lastResponse(page)).result.step_time_ms;
+  assert.ok(Math.abs((t1 - t0) - step / 4) < 1e-6 * step, `window ${t0}..${t1} is a quarter of ${step}`);
+  // Dragging pans the window.
+  const box = await page.locator('#timeline-box').boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + box.width / 2, box.y + 80);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 200, box.y + 80, { steps: 5 });
+  await page.mouse.up();
+  const panned = String(await page.locator('svg#timeline').getAttribute('data-window')).split(',').map(Number);
+  assert.ok(panned[0] > t0, `panned from ${t0} to ${panned[0]}`);
+  await page.click('#zoom-reset');
+  await page.waitForFunction((n) => document.querySelectorAll('svg#timeline rect[data-op]').length === n, all);
+});
+
+test('a tooltip explains the box under the pointer', async () => {
+  const { page } = open;
+  const rect = page.locator('svg#timeline rect[data-op="B"][data-stage="0"][data-micro-batch="3"]');
+  const box = await rect.boundingBox();
+  assert.ok(box);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const tip = page.locator('.tooltip');
+  await tip.waitFor({ state: 'visible' });
+  assert.match(await tip.textContent() ?? '', /B3 · backward of micro batch 3/);
+  await page.mouse.move(5, 5);
+});
+
+test('partition modes: even split and an explicit layer_offset estimate; PPB balances', async () => {
+  const { page } = open;
+  await choose(page, 'partition', 'even');
+  let response = await lastResponse(page);
+  assert.equal(response.command, 'estimate');
+  assert.deepEqual(response.result.layer_offset, [0, 0, 0, 0, 0, 0, 0, 0]);
+  // The even split does not fit: the stages over the limit stand out and say by how much.
+  const violations = response.result.violations;
+  assert.ok(violations.length > 0);
+  const over = await page.locator('svg#stage-loads g.stage.over-limit').evaluateAll((groups) => groups.map((g) => Number(g.getAttribute('data-stage'))));
+  assert.deepEqual(over, violations.map((/** @type {any} */ v) => v.stage));
+  for (const v of violations) {
+    const label = await page.locator(`svg#stage-loads g.stage[data-stage="${v.stage}"] text`).allTextContents();
+    assert.ok(label.includes(`+${num(v.over_mib)}`), `stage ${v.stage} says +${num(v.over_mib)}: ${label}`);
+  }
+  assert.equal(await page.locator('[data-field="feasible"] output').textContent(), `no, ${violations.length} stage${violations.length === 1 ? '' : 's'} over`);
+  await choose(page, 'partition', 'explicit');
+  await page.fill('#layer-offset', '1, 0, 0, 0, 0, 0, 0, -1');
+  await waitForState(page);
+  response = await lastResponse(page);
+  assert.equal(response.command, 'estimate');
+  assert.deepEqual(response.result.layer_offset, [1, 0, 0, 0, 0, 0, 0, -1]);
+  // The comparison shows the even split beside it.
+  assert.equal(await page.locator('svg#compare').count(), 1);
+  await choose(page, 'partition', 'ppb');
+  assert.equal((await lastResponse(page)).command, 'balance');
+  assert.deepEqual(open.problems, []);
+});
+
+test('thousands of operations: a density view per pixel column, boxes once zoomed in, and the engine\'s cap said', async () => {
+  const { page } = open;
+  await choose(page, 'partition', 'even');
+  await page.fill('#pp-degree', '8');
+  await setField(page, '#micro-batch-num', '8192');
+  // (Only a few fields come back from the page: 100,000 operations through the debugging protocol are slow.)
+  const result = await page.evaluate(() => {
+    const r = /** @type {any} */ (window).__ppb.last.result;
+    return { truncated: r.timeline_truncated, returned: r.timeline.length, limit: r.timeline_limit };
+  });
+  assert.equal(result.truncated, true, 'pp 8 x 8192 micro batches x (F + B) is above the 100,000-operation cap');
+  assert.equal(result.returned, result.limit);
+  // Whole step: no element per operation, one path per stage and kind.
+  assert.equal(await page.locator('svg#timeline rect[data-op]').count(), 0);
+  assert.equal(await page.locator('svg#timeline path.op-path').count(), 8 * 2);
+  assert.equal(await page.locator('svg#timeline .not-returned').count(), 1);
+  assert.match(await page.locator('svg#timeline').textContent() ?? '', /100,000 of 131,072 operations returned/);
+  // Zoomed far in, single boxes come back, and the redraw stays quick.
+  const started = Date.now();
+  for (let i = 0; i < 9; ++i) await page.click('#zoom-in');
+  await page.waitForFunction(() => document.querySelectorAll('svg#timeline rect[data-op]').length > 0);
+  const boxes = await page.locator('svg#timeline rect[data-op]').count();
+  assert.ok(boxes > 0 && boxes <= 2500, `${boxes} boxes in view`);
+  assert.ok(Date.now() - started < 10_000, `9 zoom steps took ${Date.now() - started} ms`);
+  await page.click('#zoom-reset');
+  await setField(page, '#micro-batch-num', '32');
+  await choose(page, 'partition', 'ppb');
 });

@@ -1,0 +1,157 @@
+// Shared set-up of the browser tests: serves build/site in-process, launches headless Chromium and opens pages
+// that record every console error, page error, dialog and Content-Security-Policy violation, so each test can
+// assert that none happened. Needs the built site (build/site with ppb_engine.js/.wasm) and /usr/bin/chromium.
+import { access, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../tools/serve.mjs';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const siteDir = join(repoRoot, 'build', 'site');
+export const examplesDir = join(repoRoot, 'examples');
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * Starts the static server and the browser.
+ * @returns {Promise<{url: string, browser: import('playwright-core').Browser, close: () => Promise<void>}>}
+ */
+export async function startSite() {
+  await access(join(siteDir, 'ppb_engine.js')).catch(() => {
+    throw new Error(`${siteDir} has no ppb_engine.js: build the site (./dev.sh build) first`);
+  });
+  const { server, url } = await startServer(siteDir, { port: 0 });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return {
+    url,
+    browser,
+    close: async () => {
+      await browser.close();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * @typedef {{page: import('playwright-core').Page, problems: string[], context: import('playwright-core').BrowserContext}} OpenPage
+ */
+
+/**
+ * A new page (in its own context) that records problems: console errors, uncaught errors, dialogs (alert() from
+ * injected markup would open one) and CSP violations (a securitypolicyviolation listener installed before any
+ * page script).
+ * @param {import('playwright-core').Browser} browser
+ * @param {{colorScheme?: 'light' | 'dark', viewport?: {width: number, height: number}, acceptDownloads?: boolean}} [options]
+ * @returns {Promise<OpenPage>}
+ */
+export async function openPage(browser, { colorScheme = 'light', viewport = { width: 1400, height: 1000 }, acceptDownloads = true } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, acceptDownloads });
+  await context.addInitScript(() => {
+    /** @type {any} */ (window).__csp = [];
+    document.addEventListener('securitypolicyviolation', (event) => {
+      /** @type {any} */ (window).__csp.push(`${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.type()} ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
+  return { page, problems, context };
+}
+
+/**
+ * The CSP violations a page has seen.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<string[]>}
+ */
+export const cspViolations = (page) => page.evaluate(() => /** @type {any} */ (window).__csp ?? []);
+
+/**
+ * Waits until body[data-state] is one of the given states, and reports the page's alerts if it does not get there.
+ * @param {import('playwright-core').Page} page
+ * @param {string[]} [states]
+ * @param {number} [timeout]
+ */
+export async function waitForState(page, states = ['ready'], timeout = 30_000) {
+  // Give a just-started change a frame to mark the page busy.
+  await page.waitForTimeout(30);
+  try {
+    await page.waitForFunction((wanted) => wanted.includes(document.body.dataset.state ?? ''), states, { timeout });
+  } catch (error) {
+    const state = await page.evaluate(() => document.body.dataset.state);
+    const alerts = await page.locator('[role="alert"]').allTextContents();
+    throw new Error(`page state ${state}, wanted ${states.join('|')}; alerts ${JSON.stringify(alerts)}`, { cause: error });
+  }
+}
+
+/**
+ * Opens the page (optionally a path such as '?embed=1' or '#ppb1....') and waits for it to be ready.
+ * @param {import('playwright-core').Page} page
+ * @param {string} url
+ * @param {string[]} [states]
+ */
+export async function load(page, url, states = ['ready']) {
+  await page.goto(url);
+  await waitForState(page, states);
+}
+
+/**
+ * The last good engine response the page shows (its debug hook).
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<any>}
+ */
+export const lastResponse = (page) => page.evaluate(() => /** @type {any} */ (window).__ppb.last);
+
+/**
+ * Reads an example file.
+ * @param {string} name
+ * @returns {Promise<any>}
+ */
+export async function example(name) {
+  return JSON.parse(await readFile(join(examplesDir, name), 'utf8'));
+}
+
+/**
+ * Sets a text control the way a person does (select all, type) and waits for the result.
+ * @param {import('playwright-core').Page} page
+ * @param {string} selector
+ * @param {string} value
+ * @param {string[]} [states]
+ */
+export async function setField(page, selector, value, states = ['ready']) {
+  await page.fill(selector, value);
+  await waitForState(page, states);
+}
+
+/**
+ * Picks a radio option by clicking its label (the radios of segmented controls are visually hidden).
+ * @param {import('playwright-core').Page} page
+ * @param {string} name
+ * @param {string} value
+ * @param {string[]} [states]
+ */
+export async function choose(page, name, value, states = ['ready']) {
+  await page.click(`label:has(> input[name="${name}"][value="${value}"])`);
+  await waitForState(page, states);
+}
+
+/**
+ * Uploads a file through input#model-file.
+ * @param {import('playwright-core').Page} page
+ * @param {string} name shown file name
+ * @param {string} content
+ * @param {string[]} [states]
+ */
+export async function upload(page, name, content, states = ['ready']) {
+  await page.setInputFiles('input#model-file', { name, mimeType: 'application/json', buffer: Buffer.from(content) });
+  await waitForState(page, states);
+}

@@ -1,0 +1,66 @@
+// Screenshots of the main views, light and dark, for people to look at: build/screenshots/*.png. The test
+// checks that each was written and that the page had no problem while drawing them.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startSite, openPage, load, waitForState, repoRoot, cspViolations } from './helpers.mjs';
+
+const outDir = join(repoRoot, 'build', 'screenshots');
+
+/** @type {Awaited<ReturnType<typeof startSite>>} */
+let site;
+
+before(async () => {
+  site = await startSite();
+  await mkdir(outDir, { recursive: true });
+});
+
+after(async () => {
+  await site?.close();
+});
+
+for (const scheme of /** @type {const} */ (['light', 'dark'])) {
+  test(`screenshots of the main views (${scheme})`, async () => {
+    const { page, problems, context } = await openPage(site.browser, { colorScheme: scheme, viewport: { width: 1440, height: 1800 } });
+    await load(page, site.url);
+    const hasSession = await page.evaluate(() => /** @type {any} */ (window).__ppb.features.searchSession);
+    if (hasSession) {
+      await page.click('#search-run');
+      await waitForState(page, ['ready'], 60_000);
+    }
+    /** @type {string[]} */
+    const written = [];
+    /** @param {string} name @param {import('playwright-core').Locator | null} target */
+    const shot = async (name, target) => {
+      const path = join(outDir, `${name}-${scheme}.png`);
+      if (target) await target.screenshot({ path });
+      else await page.screenshot({ path });
+      written.push(path);
+    };
+    await page.mouse.move(0, 0);
+    await shot('page', null);
+    for (const view of ['stage-loads', 'timeline', 'memory', 'compare', 'search']) {
+      await shot(view, page.locator(`.view[data-view="${view}"]`));
+    }
+    // A zoomed timeline with a tooltip.
+    await page.click('#zoom-in');
+    await page.click('#zoom-in');
+    const box = await page.locator('svg#timeline rect[data-op="B"]').nth(12).boundingBox();
+    if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await shot('timeline-zoomed', page.locator('.view[data-view="timeline"]'));
+    // An over-limit plan: the even split with a tight limit.
+    await page.click('label:has(> input[name="partition"][value="even"])');
+    await waitForState(page);
+    await shot('stage-loads-over-limit', page.locator('.view[data-view="stage-loads"]'));
+    // Embedded, in a small frame.
+    await page.setViewportSize({ width: 900, height: 480 });
+    await page.goto(`${site.url}?embed=1&view=timeline,memory`);
+    await waitForState(page);
+    await shot('embed', null);
+    for (const path of written) assert.ok((await stat(path)).size > 5000, path);
+    assert.deepEqual(await cspViolations(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}

@@ -1,0 +1,130 @@
+// Search in the browser: progress moves and cancel stops it with a partial result; a finished search fills the
+// ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, openPage, load, lastResponse, waitForState, cspViolations } from './helpers.mjs';
+import { num } from '../../web/js/format.js';
+
+/** @type {Awaited<ReturnType<typeof startSite>>} */
+let site;
+/** @type {import('./helpers.mjs').OpenPage} */
+let open;
+let hasSession = false;
+
+before(async () => {
+  site = await startSite();
+  open = await openPage(site.browser);
+  await load(open.page, site.url);
+  hasSession = await open.page.evaluate(() => /** @type {any} */ (window).__ppb.features.searchSession);
+});
+
+after(async () => {
+  await site?.close();
+});
+
+const SKIP = 'the engine module has no SearchSession (Module.SearchSession missing): progress and cancel cannot be tested';
+
+/**
+ * @param {import('playwright-core').Page} page
+ * @param {{pp: string, vpp: string, m: string, schedules: string[]}} lists
+ */
+async function setLists(page, { pp, vpp, m, schedules }) {
+  await page.fill('#search-pp', pp);
+  await page.fill('#search-vpp', vpp);
+  await page.fill('#search-m', m);
+  for (const schedule of ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1']) {
+    await page.setChecked(`#search-schedules input[value="${schedule}"]`, schedules.includes(schedule));
+  }
+}
+
+test('search progress moves and cancel stops it with a partial result', async (t) => {
+  if (!hasSession) return t.skip(SKIP);
+  const { page } = open;
+  await setLists(page, { pp: '2, 4, 8, 16', vpp: '1, 2, 3, 4', m: '16, 32, 48, 64, 96, 128, 192, 256', schedules: ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'] });
+  await page.click('#search-run');
+  await waitForState(page, ['busy']);
+  /** @type {number[]} */
+  const seen = [];
+  for (let i = 0; i < 200 && seen.length < 3; ++i) {
+    const value = await page.evaluate(() => /** @type {HTMLProgressElement} */ (document.getElementById('search-progress')).value);
+    if (value > 0 && value !== seen[seen.length - 1]) seen.push(value);
+    await page.waitForTimeout(25);
+  }
+  assert.ok(seen.length >= 2, `progress moved: ${seen.join(' -> ')}`);
+  assert.ok(seen.every((v, i) => i === 0 || v > seen[i - 1]), `progress only grows: ${seen.join(' -> ')}`);
+  await page.click('#search-cancel');
+  await waitForState(page, ['ready'], 10_000);
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  assert.equal(result.partial, true);
+  assert.ok(result.counts.evaluated < result.counts.space - result.counts.skipped, 'stopped before the end');
+  assert.match(await page.locator('#search-progress-text').textContent() ?? '', /partial result/);
+  assert.equal(await page.locator('#search-run').isDisabled(), false);
+});
+
+test('a finished search fills the table, the scatter with its Pareto front, and the grouped reasons', async (t) => {
+  if (!hasSession) return t.skip(SKIP);
+  const { page } = open;
+  await setLists(page, { pp: '2, 4, 8', vpp: '1, 2', m: '16, 32', schedules: ['1f1b', 'interleaved_1f1b'] });
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 60_000);
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  assert.equal(result.partial, false);
+  const rows = page.locator('#search-table tbody tr[data-index]');
+  assert.equal(await rows.count(), result.candidates.length);
+  const plotted = result.candidates.filter((/** @type {any} */ c) => Number.isFinite(c.step_time_ms) && Number.isFinite(c.peak_mib)).length;
+  assert.equal(await page.locator('svg#pareto .point').count(), plotted);
+  assert.equal(await page.locator('svg#pareto .point.front').count(), result.pareto.length);
+  const groups = (result.infeasible_groups?.length ?? 0) + (result.skipped_groups?.length ?? 0);
+  assert.equal(await page.locator('#infeasible-groups li').count(), groups);
+  // The table shows the engine's ranking: feasible first, by step time.
+  const shown = await rows.evaluateAll((trs) => trs.map((tr) => ({
+    index: Number(tr.getAttribute('data-index')),
+    time: tr.querySelector('td[data-field="step_time_ms"]')?.textContent,
+    peak: tr.querySelector('td[data-field="peak_mib"]')?.textContent,
+  })));
+  assert.deepEqual(shown.map((row) => row.index), result.candidates.map((/** @type {any} */ _, /** @type {number} */ i) => i));
+  shown.forEach((row) => {
+    const c = result.candidates[row.index];
+    assert.equal(row.time, c.step_time_ms === null ? '–' : num(c.step_time_ms), `candidate ${row.index} step time`);
+    assert.equal(row.peak, c.peak_mib === null ? '–' : num(c.peak_mib), `candidate ${row.index} peak`);
+  });
+
+  // Sorting by peak memory, both ways.
+  await page.click('#search-table th button:text-is("peak MiB")');
+  let indices = await page.locator('#search-table tbody tr[data-index]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-index'))));
+  const peaks = indices.map((i) => result.candidates[i].peak_mib ?? Infinity);
+  assert.deepEqual(peaks, [...peaks].sort((a, b) => a - b));
+  await page.click('#search-table th button:has-text("peak MiB")');
+  indices = await page.locator('#search-table tbody tr[data-index]').evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-index'))));
+  const descending = indices.map((i) => result.candidates[i].peak_mib).filter((v) => v !== null && v !== undefined);
+  assert.deepEqual(descending, [...descending].sort((a, b) => b - a));
+  assert.equal(await page.locator('#search-table th[aria-sort="descending"]').count(), 1);
+});
+
+test('a row of the table opens its plan in the views', async (t) => {
+  if (!hasSession) return t.skip(SKIP);
+  const { page } = open;
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  const index = result.candidates.findIndex((/** @type {any} */ c, /** @type {number} */ i) => c.feasible && i > 0) ;
+  assert.ok(index > 0);
+  const candidate = result.candidates[index];
+  await page.click(`#search-table tbody tr[data-index="${index}"]`);
+  await waitForState(page);
+  assert.equal(await page.inputValue('#pp-degree'), String(candidate.pp_degree));
+  assert.equal(await page.inputValue('#vpp-degree'), String(candidate.vpp_degree));
+  assert.equal(await page.inputValue('#micro-batch-num'), String(candidate.micro_batch_num));
+  const shown = (await lastResponse(page)).result;
+  assert.deepEqual(shown.stage_layers, candidate.plan.stage_layers);
+  assert.deepEqual(shown.layer_recompute, candidate.plan.layer_recompute);
+  assert.ok(Math.abs(shown.step_time_ms - candidate.step_time_ms) <= 1e-9 * candidate.step_time_ms,
+    `step time ${shown.step_time_ms} vs the search's ${candidate.step_time_ms}`);
+  assert.equal(await page.locator(`#search-table tbody tr.selected[data-index="${index}"]`).count(), 1);
+  assert.equal(await page.locator('svg#pareto .selected').count(), 1);
+  // A click on a scatter point opens that plan too.
+  const first = result.candidates.findIndex((/** @type {any} */ c) => c.feasible);
+  await page.locator(`svg#pareto .point[data-index="${first}"]`).click();
+  await waitForState(page);
+  assert.deepEqual((await lastResponse(page)).result.stage_layers, result.candidates[first].plan.stage_layers);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(open.problems, []);
+});

@@ -1,0 +1,186 @@
+// Share links, state files and embedding: a link restores the same plan; broken links of every kind give a
+// message and the page still works; a state too large for a link becomes a file the page opens again; embed mode
+// shows the chosen views alone, and the iframe snippet works.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
+import { startSite, openPage, load, lastResponse, waitForState, setField, choose, upload, cspViolations } from './helpers.mjs';
+
+/** @type {Awaited<ReturnType<typeof startSite>>} */
+let site;
+
+before(async () => {
+  site = await startSite();
+});
+
+after(async () => {
+  await site?.close();
+});
+
+/**
+ * The parts of a result that say which plan it is.
+ * @param {any} result
+ */
+const planOf = (result) => ({
+  pp: result.pp_degree, vpp: result.vpp_degree, m: result.micro_batch_num, schedule: result.schedule,
+  stage_layers: result.stage_layers, layer_recompute: result.layer_recompute, step_time_ms: result.step_time_ms,
+});
+
+/**
+ * Opens the share dialog and returns the link.
+ * @param {import('playwright-core').Page} page
+ */
+async function shareLink(page) {
+  await page.click('#share-button');
+  await page.locator('#share-dialog[open]').waitFor();
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
+  return page.inputValue('#share-link');
+}
+
+/** @param {string} text */
+const base64url = (text) => Buffer.from(text).toString('base64url');
+
+test('a share link restores the same plan, inputs and theme', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  await setField(page, '#pp-degree', '4');
+  await setField(page, '#micro-batch-num', '16');
+  await setField(page, '#memory-limit', '50000');
+  await page.click('#theme-button'); // auto -> light
+  await page.click('#theme-button'); // light -> dark
+  const original = planOf((await lastResponse(page)).result);
+  const link = await shareLink(page);
+  assert.ok(link.startsWith(site.url), link);
+  await page.click('#share-dialog button[value=close]');
+
+  const second = await openPage(site.browser);
+  await load(second.page, link);
+  assert.deepEqual(planOf((await lastResponse(second.page)).result), original);
+  assert.equal(await second.page.inputValue('#pp-degree'), '4');
+  assert.equal(await second.page.inputValue('#memory-limit'), '50000');
+  assert.equal(await second.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
+  assert.deepEqual(second.problems, []);
+
+  // An explicit plan from a drag or a search travels too.
+  await choose(page, 'partition', 'explicit');
+  await setField(page, '#layer-offset', '1, 0, 0, -1');
+  const explicit = planOf((await lastResponse(page)).result);
+  const link2 = await shareLink(page);
+  await load(second.page, link2);
+  assert.deepEqual(planOf((await lastResponse(second.page)).result), explicit);
+  assert.deepEqual(problems, []);
+  await second.context.close();
+});
+
+test('corrupt, cut off, unknown-version and hand-edited links give a message, never a blank page', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  const good = await shareLink(page);
+  await page.click('#share-dialog button[value=close]');
+  const fragment = good.slice(good.indexOf('#'));
+  const cases = [
+    ['#ppb1.!!not*base64!!', /damaged/],
+    [fragment.slice(0, Math.floor(fragment.length / 2)), /cut off|damaged/],
+    ['#ppb9.' + fragment.slice(6), /newer version of PPB/],
+    ['#ppb1.' + base64url('hello, not gzip'), /damaged or cut off/],
+    ['#ppb1.' + gzipSync(Buffer.from('{"not": "json"')).toString('base64url'), /not to the JSON/],
+    ['#ppb1.' + gzipSync(Buffer.from('{"settings": {}}')).toString('base64url'), /no model/],
+    ['#ppb1.', /no data/],
+    ['#ppb', /version tag/],
+  ];
+  // Opening such a link fresh, and following one on an open page (hashchange), both end in a message.
+  for (const [index, [hash, message]] of cases.entries()) {
+    const fresh = index < 2;
+    const visit = fresh ? await openPage(site.browser) : { page, problems, context: null };
+    if (fresh) await visit.page.goto(site.url + hash);
+    else await visit.page.evaluate((h) => { location.hash = /** @type {string} */ (h); }, hash);
+    await waitForState(visit.page, ['ready']);
+    const alert = visit.page.locator('.banner[data-banner="link"][role="alert"]');
+    await alert.waitFor();
+    assert.equal(await alert.count(), 1, `${hash.slice(0, 30)}: one message`);
+    assert.match(await alert.textContent() ?? '', /** @type {RegExp} */ (message), hash.slice(0, 30));
+    // The page still works: a plan is shown.
+    assert.equal(await visit.page.locator('svg#timeline').count(), 1);
+    assert.deepEqual(visit.problems, [], hash.slice(0, 30));
+    assert.deepEqual(await cspViolations(visit.page), []);
+    if (fresh) await visit.context?.close();
+    else await page.locator('.banner[data-banner="link"] .banner-close').click();
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a state too large for a link is offered as a file, and the page opens that file again', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  // 2500 layers with names that do not compress.
+  const layers = [];
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648).toString(36).slice(2, 14);
+  for (let i = 0; i < 2500; ++i) layers.push({ name: `layer-${random()}${random()}${random()}`, forward_ms: 1, backward_ms: 2, static_mib: 10, activation_mib: 5 });
+  const model = { format: 'ppb.model.v1', name: 'big', layers };
+  await choose(page, 'partition', 'even'); // PPB over 2500 layers would spend its time budget
+  await upload(page, 'big.json', JSON.stringify(model));
+  await setField(page, '#pp-degree', '4');
+  const plan = planOf((await lastResponse(page)).result);
+  await page.click('#share-button');
+  const notice = page.locator('#share-too-large');
+  await notice.waitFor({ state: 'visible' });
+  assert.match(await notice.textContent() ?? '', /too large for a link/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#share-download')]);
+  const stateText = await readFile(await download.path(), 'utf8');
+  assert.equal(JSON.parse(stateText).format, 'ppb.state.v1');
+  await page.click('#share-dialog button[value=close]');
+
+  const other = await openPage(site.browser);
+  await load(other.page, site.url);
+  await upload(other.page, 'state.json', stateText);
+  assert.deepEqual(planOf((await lastResponse(other.page)).result), plan);
+  assert.equal(await other.page.inputValue('#pp-degree'), '4');
+  assert.deepEqual(other.problems, []);
+  assert.deepEqual(problems, []);
+  await other.context.close();
+});
+
+test('embed mode shows only the chosen views, without controls', async () => {
+  const { page, problems } = await openPage(site.browser, { viewport: { width: 900, height: 420 } });
+  await load(page, `${site.url}?embed=1&view=timeline`);
+  assert.equal(await page.locator('svg#timeline').isVisible(), true);
+  for (const hidden of ['svg#stage-loads', 'svg#memory', '#controls', '.topbar', '#summary']) {
+    assert.equal(await page.locator(hidden).isVisible(), false, `${hidden} hidden`);
+  }
+  // Sized to the frame: the chart fits the viewport without scrolling.
+  const box = await page.locator('svg#timeline').boundingBox();
+  assert.ok(box && box.width <= 900 && box.y + box.height <= 420, JSON.stringify(box));
+  await load(page, `${site.url}?embed=1&view=stage-loads,memory`);
+  assert.equal(await page.locator('svg#stage-loads').isVisible(), true);
+  assert.equal(await page.locator('svg#memory').isVisible(), true);
+  assert.equal(await page.locator('svg#timeline').isVisible(), false);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('the iframe snippet embeds the current state', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  await setField(page, '#pp-degree', '4');
+  const expected = planOf((await lastResponse(page)).result);
+  await shareLink(page);
+  await page.uncheck('#embed-views input[value=timeline]');
+  await page.check('#embed-views input[value=stage-loads]');
+  await page.waitForFunction(() => /** @type {HTMLTextAreaElement} */ (document.getElementById('embed-snippet')).value.includes('view=stage-loads'));
+  const snippet = await page.inputValue('#embed-snippet');
+  assert.match(snippet, /^<iframe src="[^"]+\?embed=1&amp;view=stage-loads#ppb1\.[A-Za-z0-9_-]+"/);
+
+  const host = await openPage(site.browser);
+  await host.page.setContent(`<!doctype html><title>docs</title><h1>Our plan</h1>${snippet}`);
+  const frame = await (await host.page.waitForSelector('iframe')).contentFrame();
+  assert.ok(frame);
+  await frame.waitForFunction(() => document.body.dataset.state === 'ready', undefined, { timeout: 30_000 });
+  assert.equal(await frame.locator('svg#stage-loads').isVisible(), true);
+  assert.equal(await frame.locator('#controls').isVisible(), false);
+  const shown = await frame.evaluate(() => /** @type {any} */ (window).__ppb.last.result);
+  assert.deepEqual(planOf(shown), expected);
+  assert.deepEqual(host.problems, []);
+  assert.deepEqual(problems, []);
+});

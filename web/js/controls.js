@@ -1,0 +1,181 @@
+// The input panel: pipeline, device, partition and search controls bound to the state. Inputs write their text
+// into the state as typed (the engine validates); the page then asks for a new plan or nothing (search settings
+// wait for "Run search"). Lists that depend on the model (recompute options) are rebuilt when it changes.
+
+/** @import {PageState, Settings, SearchSettings} from './types.js' */
+/** @import {ModelInfo} from './model.js' */
+import { el } from './dom.js';
+
+/** Text inputs of the plan settings, by their name attribute. */
+const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
+  'memory_limit_mib', 'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'layer_offset']);
+/** Text inputs of the search settings: name attribute -> key. */
+const SEARCH_FIELDS = /** @type {const} */ ({ search_pp_degree: 'pp_degree', search_vpp_degree: 'vpp_degree', search_micro_batch_num: 'micro_batch_num', search_top_k: 'top_k' });
+
+const PARTITION_HINTS = {
+  even: 'Even split: ⌊B / V⌋ body layers per virtual stage, the remainder on the first ones; no recompute.',
+  ppb: 'PPB chooses the partition and the recompute of every layer: the lowest simulated step time that fits the memory limit.',
+  explicit: 'Your layer_offset: body layers minus the even share, per virtual stage (they sum to B mod V). Drag the boundaries in Stage loads to change it.',
+};
+
+/**
+ * @typedef {{onPlanChange: (immediate: boolean) => void, onSearchChange: () => void}} ControlHooks
+ */
+
+export class Controls {
+  /**
+   * @param {HTMLFormElement} form
+   * @param {() => PageState} getState
+   * @param {ControlHooks} hooks
+   */
+  constructor(form, getState, hooks) {
+    this.form = form;
+    this.getState = getState;
+    this.hooks = hooks;
+    form.addEventListener('submit', (event) => event.preventDefault());
+    form.addEventListener('input', (event) => this.onInput(event));
+    form.addEventListener('change', (event) => this.onInput(event));
+  }
+
+  /** @param {Event} event */
+  onInput(event) {
+    const target = event.target;
+    if (!(target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement)) return;
+    if (target.closest('#transformer-form, #paste-details') || target.id === 'model-file' || target.id === 'example-select') return;
+    const state = this.getState();
+    const s = state.settings;
+    const name = target.name;
+    const isText = target instanceof HTMLInputElement && target.type === 'text';
+    // Text fields update on every keystroke; radios, selects and checkboxes on change.
+    if (isText && event.type === 'change') return;
+    if ((PLAN_FIELDS).includes(/** @type {any} */ (name))) {
+      s[/** @type {typeof PLAN_FIELDS[number]} */ (name)] = target.value;
+      if (name === 'layer_offset') this.leaveExactRecompute(s);
+      this.hooks.onPlanChange(false);
+    } else if (name === 'schedule') {
+      s.schedule = target.value;
+      this.hooks.onPlanChange(true);
+    } else if (name === 'batch_mode') {
+      s.batch_mode = target.value === 'global' ? 'global' : 'micro_batch_num';
+      this.showModes(s);
+      this.hooks.onPlanChange(true);
+    } else if (name === 'partition') {
+      s.partition = target.value === 'even' ? 'even' : target.value === 'explicit' ? 'explicit' : 'ppb';
+      this.showModes(s);
+      this.hooks.onPlanChange(true);
+    } else if (name === 'recompute_option') {
+      s.recompute_options = [...this.form.querySelectorAll('input[name=recompute_option]')]
+        .filter((box) => /** @type {HTMLInputElement} */ (box).checked).map((box) => /** @type {HTMLInputElement} */ (box).value);
+      this.hooks.onPlanChange(true);
+    } else if (name === 'recompute_count') {
+      this.leaveExactRecompute(s);
+      s.recompute_counts[target.dataset.option ?? ''] = target.value;
+      this.hooks.onPlanChange(false);
+    } else if (name in SEARCH_FIELDS) {
+      state.search[SEARCH_FIELDS[/** @type {keyof typeof SEARCH_FIELDS} */ (name)]] = target.value;
+      this.hooks.onSearchChange();
+    } else if (name === 'search_schedule') {
+      state.search.schedule = [...this.form.querySelectorAll('input[name=search_schedule]')]
+        .filter((box) => /** @type {HTMLInputElement} */ (box).checked).map((box) => /** @type {HTMLInputElement} */ (box).value);
+      this.hooks.onSearchChange();
+    }
+  }
+
+  /**
+   * Recompute given as exact layer lists (a plan opened from PPB or the search) turns into per-stage counts as
+   * soon as the person edits the partition by hand.
+   * @param {Settings} s
+   */
+  leaveExactRecompute(s) {
+    if (!s.recompute_layers) return;
+    s.recompute_layers = null;
+    this.form.querySelector('#recompute-layers-note')?.setAttribute('hidden', '');
+  }
+
+  /**
+   * Writes the whole state into the controls (after loading a model, a link or a plan).
+   * @param {PageState} state
+   * @param {ModelInfo} info
+   */
+  show(state, info) {
+    const s = state.settings;
+    for (const name of PLAN_FIELDS) this.setValue(name, s[name]);
+    this.setValue('schedule', s.schedule);
+    for (const [name, key] of Object.entries(SEARCH_FIELDS)) this.setValue(name, state.search[/** @type {keyof SearchSettings} */ (key)]);
+    for (const box of this.form.querySelectorAll('input[name=search_schedule]')) {
+      const input = /** @type {HTMLInputElement} */ (box);
+      input.checked = state.search.schedule.includes(input.value);
+    }
+    this.showRecompute(s, info);
+    this.showModes(s);
+  }
+
+  /**
+   * @param {string} name
+   * @param {string | string[]} value
+   */
+  setValue(name, value) {
+    const field = this.form.elements.namedItem(name);
+    if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
+  }
+
+  /**
+   * Radio groups and which fields show, by mode.
+   * @param {Settings} s
+   */
+  showModes(s) {
+    for (const radio of this.form.querySelectorAll('input[type=radio]')) {
+      const input = /** @type {HTMLInputElement} */ (radio);
+      if (input.name === 'batch_mode') input.checked = input.value === s.batch_mode;
+      if (input.name === 'partition') input.checked = input.value === s.partition;
+    }
+    this.toggle('#micro-batch-field', s.batch_mode === 'micro_batch_num');
+    this.toggle('#batch-fields', s.batch_mode === 'global');
+    this.toggle('#explicit-fields', s.partition === 'explicit');
+    const hint = this.form.querySelector('#partition-hint');
+    if (hint) hint.textContent = PARTITION_HINTS[s.partition];
+  }
+
+  /**
+   * @param {string} selector
+   * @param {boolean} visible
+   */
+  toggle(selector, visible) {
+    const node = this.form.querySelector(selector);
+    if (node instanceof HTMLElement) node.hidden = !visible;
+  }
+
+  /**
+   * The recompute option checkboxes (for PPB and the search) and the per-option count fields (explicit plans).
+   * Option names come from the file: they are set as text.
+   * @param {Settings} s
+   * @param {ModelInfo} info
+   */
+  showRecompute(s, info) {
+    const list = this.form.querySelector('#recompute-option-list');
+    const counts = this.form.querySelector('#recompute-count-list');
+    const note = this.form.querySelector('#recompute-layers-note');
+    if (!list || !counts) return;
+    if (info.options.length === 0) {
+      list.replaceChildren(el('p', { class: 'hint', text: 'This model offers no recompute options.' }));
+      counts.replaceChildren(el('p', { class: 'hint', text: 'No recompute options in this model.' }));
+    } else {
+      list.replaceChildren(...info.options.map((option) => el('label', {}, [
+        el('input', { attrs: { type: 'checkbox', name: 'recompute_option', value: option, checked: s.recompute_options === null || s.recompute_options.includes(option) } }),
+        ` ${option}`,
+      ])));
+      counts.replaceChildren(...info.options.map((option, i) => {
+        const id = `recompute-count-${i}`;
+        const input = el('input', { attrs: { id, type: 'text', name: 'recompute_count', autocomplete: 'off', spellcheck: 'false', placeholder: 'none' }, data: { option } });
+        input.value = s.recompute_counts[option] ?? '';
+        return el('div', { class: 'field inline-field', attrs: { 'data-error-for': `/pipeline/recompute/${option.replace(/~/g, '~0').replace(/\//g, '~1')}` } }, [
+          el('label', { text: option, attrs: { for: id } }), input,
+        ]);
+      }));
+    }
+    if (note instanceof HTMLElement) {
+      note.hidden = !s.recompute_layers;
+      note.textContent = s.recompute_layers ? 'The layers to recompute come from the opened plan; the counts below show them per stage. Editing the partition turns them into counts.' : '';
+    }
+  }
+}

@@ -1,0 +1,89 @@
+// The export buttons: SVG and PNG of each chart (added to every chart's tool bar), and in the Export section the
+// engine's response and request as JSON, the Chrome trace, the MindFormers YAML, the Megatron arguments (the
+// export command on the plan shown, stated exactly) and the state file.
+
+/** @import {PageState, EngineResponse, EstimateResult} from './types.js' */
+/** @import {ErrorBoard} from './errors.js' */
+/** @import {Banners} from './banners.js' */
+import { byId, el, download, copyWithFeedback, fileName } from './dom.js';
+import { svgBlob, pngBlob, TARGET_FILES } from './exports.js';
+import { stateFile } from './share.js';
+import { exactPlanSections } from './state.js';
+
+/**
+ * @typedef {{response: EngineResponse, request: Record<string, any>, result: EstimateResult, command: string}} ShownPlan
+ * @typedef {{call: (command: 'export', request: object) => Promise<EngineResponse>, errors: ErrorBoard, banners: Banners,
+ *            getState: () => PageState, getShown: () => ShownPlan | null, getName: () => string}} ExportHooks
+ */
+
+/** @param {ExportHooks} hooks */
+export function attachExportPanel({ call, errors, banners, getState, getShown, getName }) {
+  const preview = byId('export-preview', HTMLElement);
+  const copy = byId('export-copy', HTMLButtonElement);
+  const errorBox = byId('export-errors', HTMLElement);
+
+  for (const tools of document.querySelectorAll('.view-tools[data-chart]')) {
+    const chart = tools.getAttribute('data-chart') ?? '';
+    for (const format of /** @type {const} */ (['svg', 'png'])) {
+      tools.append(el('button', {
+        class: 'button small ghost', text: format.toUpperCase(), data: { download: format },
+        attrs: { type: 'button', 'aria-label': `Download the ${chart} chart as ${format.toUpperCase()}` },
+        on: { click: () => { exportChart(chart, format); } },
+      }));
+    }
+  }
+
+  /**
+   * @param {string} chart
+   * @param {'svg' | 'png'} format
+   */
+  async function exportChart(chart, format) {
+    const svg = document.querySelector(`svg#${chart}`);
+    if (!(svg instanceof SVGSVGElement)) {
+      banners.show('export', 'info', 'That chart has nothing to export yet.');
+      return;
+    }
+    try {
+      download(format === 'svg' ? svgBlob(svg) : await pngBlob(svg), `${fileName(getName())}-${chart}.${format}`);
+    } catch (error) {
+      banners.show('export', 'error', `The ${format.toUpperCase()} could not be made: ${error instanceof Error ? error.message : error}`);
+    }
+  }
+
+  /** @param {string} what */
+  async function exportOutput(what) {
+    errors.clear('export');
+    const base = fileName(getName());
+    if (what === 'state') {
+      download(stateFile(getState()), `${base}.ppb-state.json`);
+      return;
+    }
+    const shown = getShown();
+    if (!shown) return;
+    /** @param {unknown} value @param {string} name */
+    const json = (value, name) => download(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }), name);
+    if (what === 'result') return json(shown.response, `${base}-${shown.command}-result.json`);
+    if (what === 'request') return json(shown.request, `${base}-${shown.command}-request.json`);
+    const target = TARGET_FILES[what];
+    if (!target) return;
+    try {
+      const response = await call('export', { model: getState().model, ...exactPlanSections(shown.result, shown.request), export: { to: what } });
+      if (!response.ok) {
+        errors.set('export', response.errors, { target: errorBox });
+        return;
+      }
+      download(new Blob([response.result.text], { type: target.type }), `${base}${target.suffix}`);
+      const text = what !== 'chrome-trace';
+      preview.hidden = !text;
+      copy.hidden = !text;
+      preview.textContent = text ? response.result.text : '';
+    } catch (error) {
+      errors.set('export', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { target: errorBox });
+    }
+  }
+
+  for (const button of document.querySelectorAll('[data-export]')) {
+    button.addEventListener('click', () => { exportOutput(button.getAttribute('data-export') ?? ''); });
+  }
+  copy.addEventListener('click', () => copyWithFeedback(copy, preview.textContent ?? ''));
+}

@@ -1,0 +1,51 @@
+// Number formatting for the page and the charts: fixed locale (en-US) so every viewer of a link sees the same.
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+/**
+ * A number with as many decimals as its size needs: 1234 -> "1,234", 12.34 -> "12.3", 0.1234 -> "0.123".
+ * @param {number} value
+ * @returns {string}
+ */
+export function num(value) {
+  if (!Number.isFinite(value)) return '–';
+  const size = Math.abs(value);
+  if (size >= 1000) return integer.format(value);
+  if (size >= 100) return value.toFixed(1).replace(/\.0$/, '');
+  if (size >= 10) return value.toFixed(2).replace(/\.?0+$/, '');
+  if (size >= 1) return value.toFixed(2).replace(/\.?0+$/, '');
+  if (size === 0) return '0';
+  return value.toPrecision(3).replace(/\.?0+$/, '');
+}
+
+/** @param {number} ms @returns {string} */
+export const ms = (ms) => `${num(ms)} ms`;
+
+/** @param {number} mib @returns {string} */
+export const mib = (mib) => `${num(mib)} MiB`;
+
+/**
+ * MiB with GiB beside it when large: "41,678 MiB (40.7 GiB)".
+ * @param {number} value
+ * @returns {string}
+ */
+export function mibLong(value) {
+  return Math.abs(value) >= 1024 ? `${mib(value)} (${(value / 1024).toFixed(1)} GiB)` : mib(value);
+}
+
+/** @param {number} fraction @param {number} [digits] @returns {string} */
+export const percent = (fraction, digits = 1) => (Number.isFinite(fraction) ? `${(fraction * 100).toFixed(digits)} %` : '–');
+
+/**
+ * A signed change: "+12.5 ms", "−3 MiB" (true minus sign).
+ * @param {number} value
+ * @param {(value: number) => string} unit
+ * @returns {string}
+ */
+export function signed(value, unit) {
+  if (value === 0) return unit(0);
+  return `${value > 0 ? '+' : '−'}${unit(Math.abs(value))}`;
+}
+
+/** @param {number} value @returns {string} */
+export const count = (value) => integer.format(value);

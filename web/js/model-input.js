@@ -1,0 +1,125 @@
+// Where models come from: the bundled examples, the file picker, a file dropped anywhere on the page, pasted
+// JSON. Every source ends in one callback with the text and where it came from; classify() then tells a model
+// from a SAPP file, a transformer description, a whole request or a saved page state.
+
+import { el } from './dom.js';
+
+/** The bundled examples (examples/ beside the page); tests/web/inputs.test.mjs checks that every file is listed. */
+export const EXAMPLES = [
+  { file: 'llama2-70b.json', label: 'Llama-2 70B (symbolic, tp 8)' },
+  { file: 'llama2-7b.json', label: 'Llama-2 7B (symbolic, tp 2)' },
+  { file: 'moe-16x.json', label: 'MoE 16 experts, 24 layers' },
+  { file: 'dense-profiled-24l.json', label: 'Dense 24 layers, profiled' },
+  { file: 'dense-8l.json', label: 'Dense 8 layers (small)' },
+  { file: 'sapp-llama-80l.json', label: 'SAPP layer file: Llama-2 70B' },
+];
+
+/** Larger files are refused before reading: every real model is far smaller. */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * @typedef {'example' | 'file' | 'paste'} SourceKind
+ * @typedef {{text: string, name: string, kind: SourceKind}} Incoming
+ * @typedef {'state' | 'sapp' | 'transformer' | 'request' | 'model' | 'unknown'} DocumentKind
+ */
+
+/**
+ * What a parsed JSON document is.
+ * @param {any} doc
+ * @returns {DocumentKind}
+ */
+export function classify(doc) {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return 'unknown';
+  if (doc.format === 'ppb.state.v1') return 'state';
+  if ('layers_description' in doc || 'sapp' in doc) return 'sapp';
+  if ('transformer' in doc && !('model' in doc)) return 'transformer';
+  if ('model' in doc && doc.model && typeof doc.model === 'object') return 'request';
+  if (Array.isArray(doc.layers) || doc.format === 'ppb.model.v1') return 'model';
+  return 'unknown';
+}
+
+/**
+ * @typedef {{onReading: () => void, onIncoming: (incoming: Incoming) => void, onProblem: (kind: SourceKind, message: string) => void}} InputHooks
+ * onReading is called as soon as a source starts (before the file is read), so the page can show it is busy.
+ */
+
+/**
+ * Wires the example picker, the file input, page-wide drag and drop and the paste box.
+ * @param {{select: HTMLSelectElement, file: HTMLInputElement, paste: HTMLTextAreaElement, pasteButton: HTMLButtonElement,
+ *          overlay: HTMLElement}} nodes
+ * @param {InputHooks} hooks
+ */
+export function attachModelInput({ select, file, paste, pasteButton, overlay }, hooks) {
+  select.append(...EXAMPLES.map((example) => el('option', { text: example.label, attrs: { value: example.file } })));
+  select.addEventListener('change', async () => {
+    const name = select.value;
+    if (!name) return;
+    hooks.onReading();
+    try {
+      const response = await fetch(`examples/${encodeURIComponent(name)}`);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      hooks.onIncoming({ text: await response.text(), name, kind: 'example' });
+    } catch (error) {
+      hooks.onProblem('example', `The example ${name} could not be loaded (${error instanceof Error ? error.message : error}).`);
+    }
+  });
+
+  /** @param {File} picked @param {SourceKind} kind */
+  const readFile = async (picked, kind) => {
+    if (picked.size > MAX_FILE_BYTES) {
+      hooks.onProblem(kind, `${picked.name} is ${(picked.size / 2 ** 20).toFixed(0)} MiB; files above ${MAX_FILE_BYTES / 2 ** 20} MiB are not read.`);
+      return;
+    }
+    try {
+      hooks.onIncoming({ text: await picked.text(), name: picked.name, kind });
+    } catch (error) {
+      hooks.onProblem(kind, `${picked.name} could not be read (${error instanceof Error ? error.message : error}).`);
+    }
+  };
+  file.addEventListener('change', () => {
+    const picked = file.files?.[0];
+    if (picked) {
+      hooks.onReading();
+      readFile(picked, 'file');
+    }
+    file.value = '';
+  });
+
+  let depth = 0;
+  const hasFiles = (/** @type {DragEvent} */ event) => [...(event.dataTransfer?.types ?? [])].includes('Files');
+  window.addEventListener('dragenter', (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth += 1;
+    overlay.hidden = false;
+  });
+  window.addEventListener('dragover', (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy';
+  });
+  window.addEventListener('dragleave', () => {
+    depth = Math.max(0, depth - 1);
+    if (depth === 0) overlay.hidden = true;
+  });
+  window.addEventListener('drop', (event) => {
+    if (!hasFiles(event)) return;
+    event.preventDefault();
+    depth = 0;
+    overlay.hidden = true;
+    const dropped = event.dataTransfer?.files?.[0];
+    if (dropped) {
+      hooks.onReading();
+      readFile(dropped, 'file');
+    }
+  });
+
+  pasteButton.addEventListener('click', () => {
+    if (paste.value.trim() === '') {
+      hooks.onProblem('paste', 'Paste a model, a SAPP file or a request first.');
+      return;
+    }
+    hooks.onReading();
+    hooks.onIncoming({ text: paste.value, name: 'pasted JSON', kind: 'paste' });
+  });
+}

@@ -1,0 +1,150 @@
+// The search: runs it in the worker with a progress bar and cancel, and draws its results (the scatter with the
+// Pareto front, the sortable ranked table, the grouped reasons). Opening a candidate is the page's business:
+// rows and points call onOpen.
+
+/** @import {PageState, SearchResult, EngineResponse} from './types.js' */
+/** @import {ErrorBoard} from './errors.js' */
+/** @import {Palette} from './theme.js' */
+import { byId, el } from './dom.js';
+import { searchRequest } from './state.js';
+import { SearchCancelledError } from './worker-client.js';
+import { renderPareto } from './views/pareto.js';
+import { renderSearchTable, renderInfeasibleGroups } from './views/search-table.js';
+import { count } from './format.js';
+
+/**
+ * @typedef {{
+ *   search: (request: object, onProgress: (done: number, total: number) => void) => {result: Promise<EngineResponse>, cancel: () => void},
+ *   hasProgress: () => boolean, canRun: () => boolean,
+ *   errors: ErrorBoard, form: HTMLElement, exclude: HTMLElement,
+ *   getState: () => PageState, palette: () => Palette, size: (box: HTMLElement) => {width: number, height?: number},
+ *   onOpen: (index: number) => void, onBusy: () => void}} SearchHooks
+ */
+
+export class SearchPanel {
+  /** @param {SearchHooks} hooks */
+  constructor(hooks) {
+    this.hooks = hooks;
+    /** @type {SearchResult | null} */
+    this.result = null;
+    this.sort = { key: 'rank', descending: false };
+    /** @type {number | null} */
+    this.selected = null;
+    /** @type {{cancel: () => void} | null} */
+    this.running = null;
+    this.bar = byId('search-progress', HTMLProgressElement);
+    this.status = byId('search-progress-text', HTMLElement);
+    this.runButton = byId('search-run', HTMLButtonElement);
+    this.cancelButton = byId('search-cancel', HTMLButtonElement);
+    this.runButton.addEventListener('click', () => this.run());
+    this.cancelButton.addEventListener('click', () => {
+      this.running?.cancel();
+      this.status.textContent = 'Cancelling…';
+    });
+    const points = byId('pareto-box', HTMLElement);
+    /** @param {Event} event */
+    const pointOf = (event) => (event.target instanceof Element ? event.target.closest('[data-index]') : null);
+    points.addEventListener('click', (event) => {
+      const point = pointOf(event);
+      if (point) hooks.onOpen(Number(point.getAttribute('data-index')));
+    });
+    points.addEventListener('keydown', (event) => {
+      const point = pointOf(event);
+      if (point && (event.key === 'Enter' || event.key === ' ')) {
+        event.preventDefault();
+        hooks.onOpen(Number(point.getAttribute('data-index')));
+      }
+    });
+  }
+
+  /** Starts a search over the lists in the state's search settings. */
+  run() {
+    const hooks = this.hooks;
+    if (this.running || !hooks.canRun()) return;
+    hooks.errors.clear('search');
+    const started = performance.now();
+    this.bar.hidden = false;
+    this.bar.removeAttribute('value');
+    this.status.textContent = hooks.hasProgress() ? 'Starting the search…' : 'Searching (this engine reports no progress)…';
+    this.runButton.disabled = true;
+    this.cancelButton.disabled = false;
+    const handle = hooks.search(searchRequest(hooks.getState()), (done, total) => {
+      this.bar.max = Math.max(1, total);
+      this.bar.value = done;
+      this.status.textContent = `${count(done)} of ${count(total)} combinations · ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    });
+    this.running = handle;
+    hooks.onBusy();
+    handle.result.then((response) => {
+      if (!response.ok) {
+        hooks.errors.set('search', response.errors, { within: hooks.form, exclude: hooks.exclude });
+        this.status.textContent = 'The search request has errors (shown beside the fields).';
+        this.bar.hidden = true;
+        return;
+      }
+      const result = /** @type {SearchResult} */ (response.result);
+      this.result = result;
+      this.selected = null;
+      hooks.getState().ui.search = true;
+      const c = result.counts;
+      this.bar.max = 1;
+      this.bar.value = 1;
+      this.status.textContent = `${result.partial ? 'Stopped early, partial result: ' : ''}${count(c.space)} combinations · ` +
+        `${count(c.evaluated)} evaluated · ${count(c.skipped)} skipped · ${count(c.infeasible)} do not fit · ${(result.elapsed_ms / 1000).toFixed(2)} s`;
+      this.draw();
+    }, (error) => {
+      this.status.textContent = error instanceof SearchCancelledError
+        ? 'Search cancelled. This engine cannot return a partial result.'
+        : `The search stopped: ${error instanceof Error ? error.message : error}`;
+      this.bar.hidden = true;
+    }).finally(() => {
+      this.running = null;
+      this.runButton.disabled = false;
+      this.cancelButton.disabled = true;
+      hooks.onBusy();
+    });
+  }
+
+  /** Forgets the results (a new model). */
+  clear() {
+    this.result = null;
+    this.selected = null;
+    this.status.textContent = 'No search run yet. Set the lists in the Search panel and press Run search.';
+    this.bar.hidden = true;
+    this.draw();
+  }
+
+  /** @param {number | null} index the candidate shown in the views */
+  select(index) {
+    this.selected = index;
+    this.draw();
+  }
+
+  draw() {
+    const box = byId('pareto-box', HTMLElement);
+    const table = byId('search-table-box', HTMLElement);
+    const groups = byId('infeasible-box', HTMLElement);
+    const result = this.result;
+    if (!result) {
+      box.replaceChildren();
+      table.replaceChildren();
+      groups.replaceChildren();
+      return;
+    }
+    const limit = Number(this.hooks.getState().settings.memory_limit_mib);
+    box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected,
+      limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
+    table.replaceChildren(renderSearchTable(result, {
+      sort: this.sort,
+      selected: this.selected,
+      onSort: (sort) => {
+        this.sort = sort;
+        this.draw();
+        const active = table.querySelector('th[aria-sort]:not([aria-sort="none"]) button');
+        if (active instanceof HTMLButtonElement) active.focus();
+      },
+      onOpen: this.hooks.onOpen,
+    }));
+    groups.replaceChildren(el('h3', { text: 'Why candidates do not fit' }), renderInfeasibleGroups(result));
+  }
+}

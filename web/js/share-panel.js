@@ -1,0 +1,61 @@
+// The share dialog: the link for the current state (or, when it is too long, the state file instead) and the
+// <iframe> snippet for the views chosen.
+
+/** @import {PageState} from './types.js' */
+import { byId, download, copyWithFeedback, fileName } from './dom.js';
+import { encodeState, stateFile, MAX_LINK_CHARS } from './share.js';
+import { embedUrl, iframeSnippet } from './embed.js';
+import { count } from './format.js';
+
+/**
+ * @param {{getState: () => PageState, getName: () => string}} hooks
+ */
+export function attachSharePanel({ getState, getName }) {
+  const dialog = byId('share-dialog', HTMLDialogElement);
+  const linkField = byId('share-link', HTMLInputElement);
+  const snippetField = byId('embed-snippet', HTMLTextAreaElement);
+  const views = byId('embed-views', HTMLElement);
+  const pageAddress = () => `${location.origin}${location.pathname}`;
+
+  /** @returns {Promise<{fragment: string, tooLong: boolean}>} */
+  const fragmentOf = async () => {
+    const fragment = await encodeState(getState());
+    return { fragment, tooLong: fragment.length > MAX_LINK_CHARS };
+  };
+
+  /** @param {string} fragment '' when there is no link */
+  const showSnippet = (fragment) => {
+    const checked = [...views.querySelectorAll('input:checked')].map((box) => /** @type {HTMLInputElement} */ (box).value);
+    const chosen = checked.length > 0 ? checked : ['timeline'];
+    snippetField.value = fragment
+      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment), chosen, `PPB: ${getName() || 'pipeline plan'}`)
+      : 'The state is too large for a link, so it cannot be embedded by link.';
+  };
+
+  byId('share-button', HTMLButtonElement).addEventListener('click', async () => {
+    const { fragment, tooLong } = await fragmentOf();
+    byId('share-too-large', HTMLElement).hidden = !tooLong;
+    byId('share-field', HTMLElement).hidden = tooLong;
+    byId('share-too-large-text', HTMLElement).textContent = tooLong
+      ? `This state is too large for a link: ${count(fragment.length)} characters compressed, the limit is ${count(MAX_LINK_CHARS)} ` +
+        '(the model is included). Download it as a state file instead; the page opens it again like a model file.'
+      : '';
+    if (!tooLong) {
+      linkField.value = pageAddress() + fragment;
+      byId('share-size', HTMLElement).textContent = `${count(fragment.length)} characters · the whole state, compressed`;
+      history.replaceState(null, '', fragment);
+    }
+    showSnippet(tooLong ? '' : fragment);
+    if (!dialog.open) dialog.showModal();
+  });
+  views.addEventListener('change', async () => {
+    const { fragment, tooLong } = await fragmentOf();
+    showSnippet(tooLong ? '' : fragment);
+  });
+  byId('share-copy', HTMLButtonElement).addEventListener('click', (event) =>
+    copyWithFeedback(/** @type {HTMLButtonElement} */ (event.currentTarget), linkField.value, linkField));
+  byId('embed-copy', HTMLButtonElement).addEventListener('click', (event) =>
+    copyWithFeedback(/** @type {HTMLButtonElement} */ (event.currentTarget), snippetField.value, snippetField));
+  byId('share-download', HTMLButtonElement).addEventListener('click', () =>
+    download(stateFile(getState()), `${fileName(getName())}.ppb-state.json`));
+}

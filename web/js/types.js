@@ -1,0 +1,74 @@
+// Shapes of the engine's responses (docs/contract.md, interface.md) and of the page's own state, as JSDoc
+// types for `tsc --checkJs`. Nothing runs here.
+
+/**
+ * @typedef {{code: string, path: string, message: string}} EngineError
+ * @typedef {{ok: true, command?: string, result: any, warnings?: EngineError[]}
+ *         | {ok: false, errors: EngineError[], warnings?: EngineError[]}} EngineResponse
+ *
+ * @typedef {{weights_mib: number, grads_mib: number, optimizer_mib: number, static_mib: number,
+ *            reserved_mib: number, activation_mib: number, peak_mib: number, limit_mib?: number,
+ *            in_flight_micro_batches?: number}} StageMemory
+ * @typedef {{forward_ms: number, backward_ms: number, recompute_ms: number, send_ms: number,
+ *            busy_ms: number, bubble_ms: number}} StageTime
+ * @typedef {{stage: number, virtual_stages: number[], layers: number[][], memory: StageMemory,
+ *            time: StageTime}} StageResult
+ * @typedef {{stage: number, virtual_stage: number, micro_batch: number, op: 'F' | 'B' | 'W',
+ *            start_ms: number, end_ms: number}} TimelineOp
+ * @typedef {{stage: number, peak_mib?: number, limit_mib?: number, over_mib?: number, message: string}} Violation
+ * @typedef {{feasible: boolean, step_time_ms: number, bubble: {fraction: number, per_stage_ms: number[]},
+ *            imbalance: {max_over_mean: number, max_minus_min_ms: number},
+ *            pp_degree?: number, vpp_degree?: number, micro_batch_num?: number, schedule?: string,
+ *            stage_partition: number[], stage_layers: number[], layer_offset: number[],
+ *            layer_recompute: Record<string, number[]>, recompute_counts?: Record<string, number[]>,
+ *            stages: StageResult[], violations: Violation[], timeline?: TimelineOp[],
+ *            timeline_truncated?: boolean, timeline_operations?: number, timeline_limit?: number,
+ *            memory_timeline?: number[][][],
+ *            baseline?: EstimateResult, gain?: Record<string, number>, method?: BalanceMethod}} EstimateResult
+ * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number,
+ *            within_tolerance?: number | null, notes?: string[]}} BalanceMethod
+ *
+ * @typedef {{stage_layers: number[], layer_offset: number[], layer_recompute: Record<string, number[]>}} CandidatePlan
+ * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string,
+ *            feasible: boolean, step_time_ms: number | null, peak_mib: number | null,
+ *            bubble_fraction: number | null, plan?: CandidatePlan, reasons?: string[],
+ *            throughput_samples_per_s?: number | null, gain_ms?: number | null, dp_degree?: number | null}} SearchCandidate
+ * @typedef {{candidates: SearchCandidate[], pareto: number[],
+ *            counts: {space: number, evaluated: number, skipped: number, infeasible: number},
+ *            elapsed_ms: number, partial: boolean, cancelled?: boolean,
+ *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[]}} SearchResult
+ */
+
+/**
+ * The page's whole state: what a share link and a state file hold.
+ * @typedef {{
+ *   model: any,
+ *   modelLabel: string,
+ *   transformer: Record<string, string | boolean> | null,
+ *   settings: Settings,
+ *   search: SearchSettings,
+ *   compare: {pinned: PinnedPlan | null},
+ *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean}
+ * }} PageState
+ *
+ * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed
+ * and the engine's error can name it.
+ * @typedef {{
+ *   pp_degree: string, vpp_degree: string, schedule: string,
+ *   batch_mode: 'micro_batch_num' | 'global',
+ *   micro_batch_num: string, global_batch_size: string, micro_batch_size: string, dp_degree: string,
+ *   memory_limit_mib: string, reserved_mib: string, p2p_bandwidth_gbs: string, p2p_latency_ms: string,
+ *   recompute_options: string[] | null,
+ *   partition: 'even' | 'ppb' | 'explicit',
+ *   layer_offset: string,
+ *   recompute_counts: Record<string, string>,
+ *   recompute_layers: Record<string, number[]> | null
+ * }} Settings
+ *
+ * @typedef {{pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
+ *
+ * A plan kept for the comparison view: the request sections that make it (the model is the page's own).
+ * @typedef {{label: string, request: Record<string, any>}} PinnedPlan
+ */
+
+export {};

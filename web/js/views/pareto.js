@@ -1,0 +1,99 @@
+// Search scatter: step time against the largest stage's peak memory for every candidate of a search, the
+// Pareto front (no other candidate is both faster and smaller) drawn as a step line, infeasible candidates as
+// crosses, the memory limit as a vertical line. Points carry data-index so the page can open their plan.
+
+/** @import {SearchResult, SearchCandidate} from '../types.js' */
+/** @import {Palette} from '../theme.js' */
+import { s, text, linear, niceMax, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
+import { ms, mib, num, percent } from '../format.js';
+
+/**
+ * One line describing a candidate's shape: "pp 4 · vpp 2 · 32 micro batches · interleaved_1f1b".
+ * @param {SearchCandidate} c
+ * @returns {string}
+ */
+export function candidateLabel(c) {
+  return `pp ${c.pp_degree} · vpp ${c.vpp_degree} · ${c.micro_batch_num} micro batches · ${c.schedule}`;
+}
+
+/**
+ * @param {SearchResult} result
+ * @param {{width: number, height?: number, palette: Palette, selected?: number | null, limit?: number}} options
+ * @returns {SVGSVGElement}
+ */
+export function renderPareto(result, { width, height: fit, palette, selected = null, limit }) {
+  const height = fit ? Math.max(200, fit) : 330;
+  const x0 = 76;
+  const x1 = width - 20;
+  const top = 20;
+  const bottom = height - 76;
+  const root = chartRoot({ id: 'pareto', width, height, palette, interactive: true,
+    label: `Search: step time against peak memory for ${result.candidates.length} candidates, Pareto front highlighted` });
+  const points = result.candidates
+    .map((c, index) => ({ c, index }))
+    .filter(({ c }) => Number.isFinite(c.step_time_ms) && Number.isFinite(c.peak_mib));
+  if (points.length === 0) {
+    root.append(text(width / 2, height / 2, 'no candidate with a step time and a peak memory', { 'text-anchor': 'middle', fill: palette.muted }));
+    return root;
+  }
+  const peaks = points.map(({ c }) => /** @type {number} */ (c.peak_mib));
+  const times = points.map(({ c }) => /** @type {number} */ (c.step_time_ms));
+  const xMax = niceMax(Math.max(...peaks, limit ?? 0) * 1.04);
+  const yMax = niceMax(Math.max(...times) * 1.04);
+  const x = linear([0, xMax], [x0, x1]);
+  const y = linear([0, yMax], [bottom, top]);
+  root.append(axisLeft(y, { x: x0, gridRight: x1, title: 'step time (ms)', palette, format: num, titleOffset: 56 }));
+  root.append(axisBottom(x, { y: bottom, gridTop: top, title: 'largest stage peak memory (MiB)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 100)) }));
+
+  if (limit !== undefined && limit > 0) {
+    const lx = x(limit);
+    root.append(s('line', { x1: lx, x2: lx, y1: top, y2: bottom, stroke: palette.limit, 'stroke-width': 1.5, 'stroke-dasharray': '6 4' }));
+    root.append(text(lx - 4, top + 12, `limit ${mib(limit)}`, { 'text-anchor': 'end', 'font-size': 10.5, 'font-weight': 600, fill: palette.limit }));
+  }
+
+  const front = new Set(result.pareto);
+  const frontPoints = points.filter(({ index }) => front.has(index)).sort((p, q) => /** @type {number} */ (p.c.peak_mib) - /** @type {number} */ (q.c.peak_mib));
+  if (frontPoints.length > 1) {
+    let d = '';
+    frontPoints.forEach(({ c }, i) => {
+      const px = x(/** @type {number} */ (c.peak_mib));
+      const py = y(/** @type {number} */ (c.step_time_ms));
+      d += i === 0 ? `M${px.toFixed(1)} ${py.toFixed(1)}` : `H${px.toFixed(1)}V${py.toFixed(1)}`;
+    });
+    root.append(s('path', { d, fill: 'none', stroke: palette.front, 'stroke-width': 1.5, 'stroke-opacity': 0.7, class: 'pareto-front' }));
+  }
+
+  const dots = s('g', { class: 'points' });
+  for (const { c, index } of points) {
+    const px = x(/** @type {number} */ (c.peak_mib));
+    const py = y(/** @type {number} */ (c.step_time_ms));
+    const onFront = front.has(index);
+    const tip = [candidateLabel(c), `step time ${ms(/** @type {number} */ (c.step_time_ms))}`, `peak ${mib(/** @type {number} */ (c.peak_mib))}`];
+    if (c.bubble_fraction !== null && c.bubble_fraction !== undefined) tip.push(`bubble ${percent(c.bubble_fraction)}`);
+    if (!c.feasible) tip.push('infeasible', ...(c.reasons ?? []).slice(0, 3));
+    if (onFront) tip.push('on the Pareto front');
+    tip.push('click to open this plan');
+    const attributes = { class: `point${onFront ? ' front' : ''}${c.feasible ? '' : ' infeasible'}`, 'data-index': index, 'data-tip': tip.join('\n'), tabindex: 0, role: 'button',
+      'aria-label': `${candidateLabel(c)}, ${ms(/** @type {number} */ (c.step_time_ms))}, ${mib(/** @type {number} */ (c.peak_mib))}${c.feasible ? '' : ', infeasible'}` };
+    if (c.feasible) {
+      dots.append(s('g', attributes, [
+        s('circle', { cx: px, cy: py, r: 9, fill: 'transparent' }),
+        s('circle', { cx: px, cy: py, r: onFront ? 5 : 4, fill: onFront ? palette.front : palette.otherStatic, stroke: palette.background, 'stroke-width': 1 }),
+      ]));
+    } else {
+      dots.append(s('g', attributes, [
+        s('circle', { cx: px, cy: py, r: 9, fill: 'transparent' }),
+        s('path', { d: `M${px - 3.5} ${py - 3.5}l7 7m0 -7l-7 7`, stroke: palette.infeasible, 'stroke-width': 1.75 }),
+      ]));
+    }
+    if (index === selected) dots.append(s('circle', { cx: px, cy: py, r: 9, fill: 'none', stroke: palette.highlight, 'stroke-width': 2, class: 'selected' }));
+  }
+  root.append(dots);
+  root.append(legend([
+    { label: 'Pareto front', color: palette.front, kind: 'dot' },
+    { label: 'feasible', color: palette.otherStatic, kind: 'dot' },
+    { label: 'does not fit in memory', color: palette.infeasible, kind: 'cross' },
+    { label: 'memory limit', color: palette.limit, kind: 'dash' },
+  ], { x: x0, y: height - 26, maxWidth: x1 - x0, palette }).node);
+  return root;
+}

@@ -1,0 +1,115 @@
+// The ranked table of a search: sortable by any column, each row opens its plan in the views; below it the
+// reasons of the infeasible candidates, grouped.
+
+/** @import {SearchResult, SearchCandidate} from '../types.js' */
+import { el } from '../dom.js';
+import { num, percent, count, signed } from '../format.js';
+
+/**
+ * @typedef {{key: string, label: string, value: (c: SearchCandidate, index: number) => number | string | null,
+ *            show?: (c: SearchCandidate, index: number) => string}} Column
+ */
+
+/** @type {Column[]} */
+const COLUMNS = [
+  { key: 'rank', label: '#', value: (_, i) => i + 1 },
+  { key: 'pp_degree', label: 'pp', value: (c) => c.pp_degree },
+  { key: 'vpp_degree', label: 'vpp', value: (c) => c.vpp_degree },
+  { key: 'micro_batch_num', label: 'micro batches', value: (c) => c.micro_batch_num },
+  { key: 'schedule', label: 'schedule', value: (c) => c.schedule },
+  { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => (c.step_time_ms === null ? '–' : num(c.step_time_ms)) },
+  { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => (c.peak_mib === null ? '–' : num(c.peak_mib)) },
+  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => (c.bubble_fraction === null ? '–' : percent(c.bubble_fraction)) },
+  { key: 'throughput_samples_per_s', label: 'samples / s', value: (c) => c.throughput_samples_per_s ?? null,
+    show: (c) => (typeof c.throughput_samples_per_s === 'number' ? num(c.throughput_samples_per_s) : '–') },
+  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null,
+    show: (c) => (c.gain_ms === undefined || c.gain_ms === null ? '–' : signed(c.gain_ms, (v) => `${num(v)} ms`)) },
+  { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => (c.feasible ? 'yes' : 'no') },
+];
+
+/**
+ * @typedef {{key: string, descending: boolean}} Sort
+ */
+
+/**
+ * Candidate indices in the order of the sort (stable: ties keep the engine's ranking). Missing values sort last.
+ * @param {SearchResult} result
+ * @param {Sort} sort
+ * @returns {number[]}
+ */
+export function sortedIndices(result, sort) {
+  const column = COLUMNS.find((c) => c.key === sort.key) ?? COLUMNS[0];
+  const indices = result.candidates.map((_, i) => i);
+  return indices.sort((a, b) => {
+    const va = column.value(result.candidates[a], a);
+    const vb = column.value(result.candidates[b], b);
+    if (va === vb) return a - b;
+    if (va === null) return 1;
+    if (vb === null) return -1;
+    const order = va < vb ? -1 : 1;
+    return sort.descending ? -order : order;
+  });
+}
+
+/**
+ * @param {SearchResult} result
+ * @param {{sort: Sort, selected: number | null, onSort: (sort: Sort) => void, onOpen: (index: number) => void}} options
+ * @returns {HTMLElement}
+ */
+export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
+  const front = new Set(result.pareto);
+  const head = el('tr', {}, COLUMNS.map((column) => {
+    const active = sort.key === column.key;
+    return el('th', { attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
+      el('button', { class: 'sort', text: column.label + (active ? (sort.descending ? ' ▾' : ' ▴') : ''), attrs: { type: 'button' },
+        on: { click: () => onSort({ key: column.key, descending: active ? !sort.descending : false }) } }),
+    ]);
+  }));
+  const rows = sortedIndices(result, sort).map((index) => {
+    const c = result.candidates[index];
+    const open = () => onOpen(index);
+    return el('tr', {
+      class: [c.feasible ? '' : 'infeasible', front.has(index) ? 'front' : '', index === selected ? 'selected' : ''].join(' ').trim(),
+      data: { index },
+      attrs: { tabindex: 0, title: c.feasible ? 'Open this plan in the views' : (c.reasons ?? []).join(' '), 'aria-selected': index === selected },
+      on: {
+        click: open,
+        keydown: (event) => {
+          const key = /** @type {KeyboardEvent} */ (event).key;
+          if (key === 'Enter' || key === ' ') {
+            event.preventDefault();
+            open();
+          }
+        },
+      },
+    }, COLUMNS.map((column) => {
+      const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
+      return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key } });
+    }));
+  });
+  return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
+    el('caption', { text: `${count(result.candidates.length)} candidates · ◆ on the Pareto front · click a row to open its plan` }),
+    el('thead', {}, [head]),
+    el('tbody', {}, rows),
+  ]);
+}
+
+/**
+ * The infeasible candidates' reasons, grouped (the engine's groups, or counted here from the reasons).
+ * @param {SearchResult} result
+ * @returns {HTMLElement}
+ */
+export function renderInfeasibleGroups(result) {
+  const skipped = (result.skipped_groups ?? []).map((g) => ({ reason: `skipped: ${g.reason}`, count: g.count }));
+  let groups = result.infeasible_groups;
+  if (!groups) {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const c of result.candidates) for (const reason of c.reasons ?? []) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    groups = [...counts].map(([reason, n]) => ({ reason, count: n })).sort((a, b) => b.count - a.count);
+  }
+  groups = [...groups, ...skipped];
+  if (groups.length === 0) return el('p', { class: 'muted', text: 'Every combination was evaluated and fits in memory.' });
+  return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, groups.map((g) =>
+    el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason })])));
+}

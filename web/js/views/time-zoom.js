@@ -1,0 +1,107 @@
+// Zoom and pan over a time axis, shared by the timeline and the memory chart: Ctrl/⌘ + wheel (or a trackpad
+// pinch) zooms around the pointer, Shift + wheel or a sideways scroll pans, dragging pans, a double click shows
+// the whole step. Plain wheel scrolls the page, so a chart never traps it. Redraws are batched per frame.
+
+/**
+ * @typedef {[number, number]} TimeWindow
+ * @typedef {{plot: () => {x0: number, x1: number, width: number} | null, getWindow: () => TimeWindow,
+ *            extent: () => TimeWindow, setWindow: (window: TimeWindow) => void}} ZoomHooks
+ */
+
+/**
+ * Clamps a window to the extent, keeping a minimal span.
+ * @param {TimeWindow} window
+ * @param {TimeWindow} extent
+ * @returns {TimeWindow}
+ */
+export function clampWindow([a, b], [lo, hi]) {
+  const full = hi - lo;
+  const minSpan = Math.max(full / 20000, 1e-6);
+  const span = Math.min(full, Math.max(minSpan, b - a));
+  const start = Math.min(Math.max(lo, a), hi - span);
+  if (!Number.isFinite(start) || !Number.isFinite(span)) return [lo, hi];
+  return [start, start + span];
+}
+
+/**
+ * Zooms a window by a factor around time t (factor < 1 zooms in).
+ * @param {TimeWindow} window
+ * @param {number} t
+ * @param {number} factor
+ * @param {TimeWindow} extent
+ * @returns {TimeWindow}
+ */
+export function zoomWindow([a, b], t, factor, extent) {
+  return clampWindow([t - (t - a) * factor, t + (b - t) * factor], extent);
+}
+
+/**
+ * @param {HTMLElement} container holds the chart's svg (which may be replaced on every redraw)
+ * @param {ZoomHooks} hooks
+ */
+export function attachTimeZoom(container, hooks) {
+  /** @param {number} clientX */
+  const timeAt = (clientX) => {
+    const plot = hooks.plot();
+    const svg = container.querySelector('svg');
+    if (!plot || !svg) return null;
+    const rect = svg.getBoundingClientRect();
+    const x = ((clientX - rect.left) / rect.width) * plot.width;
+    const [a, b] = hooks.getWindow();
+    return { t: a + ((x - plot.x0) / (plot.x1 - plot.x0)) * (b - a), perPixel: ((b - a) / (plot.x1 - plot.x0)) * (plot.width / rect.width), inside: x >= plot.x0 && x <= plot.x1 };
+  };
+
+  container.addEventListener('wheel', (event) => {
+    const at = timeAt(event.clientX);
+    if (!at) return;
+    if (event.ctrlKey || event.metaKey) {
+      event.preventDefault();
+      hooks.setWindow(zoomWindow(hooks.getWindow(), at.t, Math.exp(Math.max(-1, Math.min(1, event.deltaY * 0.01))), hooks.extent()));
+    } else if (event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY)) {
+      event.preventDefault();
+      const delta = (event.shiftKey ? event.deltaY || event.deltaX : event.deltaX) * at.perPixel;
+      const [a, b] = hooks.getWindow();
+      hooks.setWindow(clampWindow([a + delta, b + delta], hooks.extent()));
+    }
+  }, { passive: false });
+
+  /** @type {{pointer: number, clientX: number, window: TimeWindow, perPixel: number} | null} */
+  let drag = null;
+  container.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0) return;
+    const at = timeAt(event.clientX);
+    if (!at || !at.inside) return;
+    drag = { pointer: event.pointerId, clientX: event.clientX, window: hooks.getWindow(), perPixel: at.perPixel };
+    container.setPointerCapture(event.pointerId);
+  });
+  container.addEventListener('pointermove', (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    const delta = (drag.clientX - event.clientX) * drag.perPixel;
+    if (Math.abs(drag.clientX - event.clientX) > 2) container.classList.add('panning');
+    hooks.setWindow(clampWindow([drag.window[0] + delta, drag.window[1] + delta], hooks.extent()));
+  });
+  const end = (/** @type {PointerEvent} */ event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    drag = null;
+    container.classList.remove('panning');
+  };
+  container.addEventListener('pointerup', end);
+  container.addEventListener('pointercancel', end);
+  container.addEventListener('dblclick', () => hooks.setWindow(hooks.extent()));
+  container.addEventListener('keydown', (event) => {
+    const [a, b] = hooks.getWindow();
+    const middle = (a + b) / 2;
+    const span = b - a;
+    /** @type {TimeWindow | null} */
+    let next = null;
+    if (event.key === '+' || event.key === '=') next = zoomWindow([a, b], middle, 0.5, hooks.extent());
+    else if (event.key === '-' || event.key === '_') next = zoomWindow([a, b], middle, 2, hooks.extent());
+    else if (event.key === 'ArrowLeft') next = clampWindow([a - span * 0.2, b - span * 0.2], hooks.extent());
+    else if (event.key === 'ArrowRight') next = clampWindow([a + span * 0.2, b + span * 0.2], hooks.extent());
+    else if (event.key === '0' || event.key === 'Home') next = hooks.extent();
+    if (next) {
+      event.preventDefault();
+      hooks.setWindow(next);
+    }
+  });
+}

@@ -1,0 +1,291 @@
+// Pipeline timeline: a Gantt chart with one row per physical stage and one box per F, B or W operation, idle
+// time (bubbles) hatched, the step time marked. Only the operations inside the visible time window are drawn,
+// found by binary search per row; when more than MAX_BOXES would be visible, each stage draws per pixel column
+// the share of time spent in F, B and W (one path per operation kind) instead of one element per box, so zoom
+// and pan stay fast for any number of operations.
+
+/** @import {TimelineOp} from '../types.js' */
+/** @import {Palette} from '../theme.js' */
+import { s, text, textWidth, linear, axisBottom, legend, chartRoot, hatchPattern } from '../svg.js';
+import { ms, num } from '../format.js';
+import { textOn } from '../theme.js';
+
+export const MAX_BOXES = 2500;
+const MARGIN_LEFT = 70;
+const MARGIN_RIGHT = 18;
+const TOP = 30;
+
+/**
+ * @typedef {{rows: TimelineOp[][], stepTime: number, count: number, hasW: boolean, lastStart: number}} TimelineIndex
+ * @typedef {{x0: number, x1: number, top: number, rowHeight: number, rowGap: number, plotBottom: number,
+ *            height: number}} TimelineLayout
+ */
+
+/**
+ * Groups the operations by stage, each row sorted by start time (a stage runs one operation at a time).
+ * @param {TimelineOp[]} ops
+ * @param {number} pp
+ * @param {number} stepTime
+ * @returns {TimelineIndex}
+ */
+export function indexTimeline(ops, pp, stepTime) {
+  /** @type {TimelineOp[][]} */
+  const rows = Array.from({ length: pp }, () => []);
+  for (const op of ops) rows[op.stage]?.push(op);
+  for (const row of rows) row.sort((a, b) => a.start_ms - b.start_ms);
+  let lastStart = 0;
+  for (const op of ops) lastStart = Math.max(lastStart, op.start_ms);
+  return { rows, stepTime, count: ops.length, hasW: ops.some((op) => op.op === 'W'), lastStart };
+}
+
+/**
+ * Rows get a height by the number of stages, or fill `height` when given (embedded charts fit their frame).
+ * @param {number} width
+ * @param {number} pp
+ * @param {number} [height]
+ * @returns {TimelineLayout}
+ */
+export function timelineLayout(width, pp, height) {
+  const rowGap = pp <= 32 ? 4 : 1;
+  const rowHeight = height
+    ? Math.max(3, Math.min(44, (height - TOP - 64) / pp - rowGap))
+    : pp <= 8 ? 28 : pp <= 16 ? 20 : pp <= 32 ? 12 : pp <= 64 ? 7 : 4;
+  const plotBottom = TOP + pp * (rowHeight + rowGap);
+  return { x0: MARGIN_LEFT, x1: width - MARGIN_RIGHT, top: TOP, rowHeight, rowGap, plotBottom, height: plotBottom + 64 };
+}
+
+/**
+ * The first index in a row whose operation ends after t.
+ * @param {TimelineOp[]} row
+ * @param {number} t
+ * @returns {number}
+ */
+function firstEndingAfter(row, t) {
+  let lo = 0;
+  let hi = row.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (row[mid].end_ms <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The operation of a stage running at time t, if any.
+ * @param {TimelineIndex} index
+ * @param {number} stage
+ * @param {number} t
+ * @returns {TimelineOp | null}
+ */
+export function opAt(index, stage, t) {
+  const row = index.rows[stage];
+  if (!row) return null;
+  const i = firstEndingAfter(row, t);
+  const op = row[i];
+  return op && op.start_ms <= t ? op : null;
+}
+
+/**
+ * The idle interval of a stage around time t (between the operations before and after it).
+ * @param {TimelineIndex} index
+ * @param {number} stage
+ * @param {number} t
+ * @returns {[number, number]}
+ */
+export function idleAround(index, stage, t) {
+  const row = index.rows[stage] ?? [];
+  const i = firstEndingAfter(row, t);
+  const before = i > 0 ? row[i - 1].end_ms : 0;
+  const after = row[i] ? row[i].start_ms : index.stepTime;
+  return [before, after];
+}
+
+/**
+ * @param {Palette} palette
+ * @returns {Record<string, string>}
+ */
+const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: palette.weight });
+
+/**
+ * @typedef {{width: number, height?: number, palette: Palette, window: [number, number], pp: number, vpp: number,
+ *            truncated?: {operations: number, limit: number} | null}} TimelineOptions
+ */
+
+/**
+ * @param {TimelineIndex} index
+ * @param {TimelineOptions} options
+ * @returns {SVGSVGElement}
+ */
+export function renderTimeline(index, { width, height, palette, window, pp, vpp, truncated = null }) {
+  const layout = timelineLayout(width, pp, height);
+  const { x0, x1, top, rowHeight, rowGap, plotBottom } = layout;
+  const [t0, t1] = window;
+  const x = linear([t0, t1], [x0, x1]);
+  const root = chartRoot({ id: 'timeline', width, height: layout.height, palette,
+    label: `Pipeline timeline: ${pp} stages, ${index.count} operations, step time ${ms(index.stepTime)}` });
+  root.setAttribute('data-window', `${t0},${t1}`);
+  root.append(hatchPattern(palette, 'timeline-hatch'));
+  root.append(s('defs', {}, [s('clipPath', { id: 'timeline-clip' }, [s('rect', { x: x0, y: top - 2, width: x1 - x0, height: plotBottom - top + 4 })])]));
+
+  // Rows: labels and the hatched background that shows through as bubbles.
+  const rows = s('g', { class: 'rows' });
+  const labelEvery = rowHeight >= 10 ? 1 : Math.ceil(12 / (rowHeight + rowGap));
+  for (let stage = 0; stage < pp; ++stage) {
+    const y = top + stage * (rowHeight + rowGap);
+    if (stage % labelEvery === 0) {
+      rows.append(text(x0 - 8, y + rowHeight / 2 + 4, `stage ${stage}`, { 'text-anchor': 'end', 'font-size': rowHeight >= 14 ? 11 : 9, fill: palette.muted }));
+    }
+    const a = Math.max(x0, x(0));
+    const b = Math.min(x1, x(index.stepTime));
+    if (b > a) rows.append(s('rect', { x: a, y, width: b - a, height: rowHeight, fill: 'url(#timeline-hatch)', class: 'bubble-row' }));
+  }
+  root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: 'time (ms)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
+  root.append(rows);
+
+  // Which operations are visible.
+  let visible = 0;
+  /** @type {[number, number][]} */
+  const ranges = index.rows.map((row) => {
+    const first = firstEndingAfter(row, t0);
+    let last = first;
+    while (last < row.length && row[last].start_ms < t1) ++last;
+    visible += last - first;
+    return [first, last];
+  });
+
+  const colors = opColors(palette);
+  const boxes = s('g', { class: 'ops', 'clip-path': 'url(#timeline-clip)' });
+  const shade = (/** @type {TimelineOp} */ op) => (vpp > 1 ? 1 - 0.3 * ((Math.floor(op.virtual_stage / pp)) % 3) : 1);
+  if (visible <= MAX_BOXES) {
+    // Attributes shared by every box or label sit on the row's group; each box is a clone of one prototype, which
+    // is much cheaper than setting every attribute again.
+    const boxPrototype = s('rect', { height: rowHeight });
+    const labelPrototype = s('text', {});
+    for (let stage = 0; stage < pp; ++stage) {
+      const row = index.rows[stage];
+      const y = top + stage * (rowHeight + rowGap);
+      const [first, last] = ranges[stage];
+      if (first === last) continue;
+      const rowBoxes = s('g', { stroke: palette.background, 'stroke-width': 0.75 });
+      const rowLabels = s('g', { 'text-anchor': 'middle', 'font-size': 10, 'pointer-events': 'none', class: 'op-labels' });
+      const yText = String(Math.round((y + rowHeight / 2 + 3.5) * 100) / 100);
+      const yBox = String(Math.round(y * 100) / 100);
+      for (let i = first; i < last; ++i) {
+        const op = row[i];
+        const xa = x(op.start_ms);
+        const xb = x(op.end_ms);
+        const w = Math.max(0.6, xb - xa);
+        const fill = colors[op.op] ?? palette.send;
+        const box = /** @type {SVGElement} */ (boxPrototype.cloneNode(false));
+        box.setAttribute('x', xa.toFixed(2));
+        box.setAttribute('y', yBox);
+        box.setAttribute('width', w.toFixed(2));
+        box.setAttribute('fill', fill);
+        if (vpp > 1 && shade(op) !== 1) box.setAttribute('fill-opacity', String(shade(op)));
+        if (w <= 3) box.setAttribute('stroke-width', '0');
+        box.setAttribute('data-op', op.op);
+        box.setAttribute('data-stage', String(op.stage));
+        box.setAttribute('data-micro-batch', String(op.micro_batch));
+        box.setAttribute('data-virtual-stage', String(op.virtual_stage));
+        rowBoxes.append(box);
+        const label = String(op.micro_batch);
+        if (rowHeight >= 14 && textWidth(label, 10) + 4 <= Math.min(xb, x1) - Math.max(xa, x0)) {
+          const node = /** @type {SVGElement} */ (labelPrototype.cloneNode(false));
+          node.setAttribute('x', ((Math.max(xa, x0) + Math.min(xb, x1)) / 2).toFixed(2));
+          node.setAttribute('y', yText);
+          node.setAttribute('fill', textOn(fill));
+          node.textContent = label;
+          rowLabels.append(node);
+        }
+      }
+      boxes.append(rowBoxes, rowLabels);
+    }
+  } else {
+    // Too many boxes to draw one by one: per stage and pixel column, the share of time spent in F, B and W,
+    // stacked from the bottom of the row (idle time shows through above). One path per stage and kind.
+    const columns = Math.max(1, Math.ceil(x1 - x0));
+    const perColumn = (t1 - t0) / columns;
+    const kinds = /** @type {const} */ (['F', 'B', 'W']);
+    for (let stage = 0; stage < pp; ++stage) {
+      const row = index.rows[stage];
+      const y = top + stage * (rowHeight + rowGap);
+      const busy = kinds.map(() => new Float64Array(columns));
+      const [first, last] = ranges[stage];
+      for (let i = first; i < last; ++i) {
+        const op = row[i];
+        const k = op.op === 'F' ? 0 : op.op === 'B' ? 1 : 2;
+        const a = Math.max(op.start_ms, t0);
+        const b = Math.min(op.end_ms, t1);
+        let column = Math.min(columns - 1, Math.floor((a - t0) / perColumn));
+        while (column < columns) {
+          const from = t0 + column * perColumn;
+          const overlap = Math.min(b, from + perColumn) - Math.max(a, from);
+          if (overlap <= 0) break;
+          busy[k][column] += overlap;
+          ++column;
+        }
+      }
+      /** @type {string[][]} */
+      const paths = kinds.map(() => []);
+      // Runs of columns with the same (rounded) heights become one rectangle.
+      let runStart = 0;
+      /** @type {number[]} */
+      let runHeights = [];
+      const flush = (/** @type {number} */ end) => {
+        let bottom = y + rowHeight;
+        runHeights.forEach((h, k) => {
+          if (h > 0) paths[k].push(`M${(x0 + runStart).toFixed(1)} ${(bottom - h).toFixed(2)}h${end - runStart}v${h.toFixed(2)}h${runStart - end}z`);
+          bottom -= h;
+        });
+      };
+      for (let column = 0; column < columns; ++column) {
+        const heights = kinds.map((_, k) => Math.round(Math.min(1, busy[k][column] / perColumn) * rowHeight * 2) / 2);
+        if (column === 0 || heights.some((h, k) => h !== runHeights[k])) {
+          if (column > 0) flush(column);
+          runStart = column;
+          runHeights = heights;
+        }
+      }
+      flush(columns);
+      kinds.forEach((kind, k) => {
+        if (paths[k].length > 0) boxes.append(s('path', { d: paths[k].join(''), fill: colors[kind], class: 'op-path', 'data-op': kind, 'data-stage': stage }));
+      });
+    }
+  }
+  root.append(boxes);
+
+  // The step time.
+  const stepX = x(index.stepTime);
+  if (stepX >= x0 - 0.5 && stepX <= x1 + 0.5) {
+    root.append(s('line', { x1: stepX, x2: stepX, y1: top - 8, y2: plotBottom, stroke: palette.highlight, 'stroke-width': 1.5, 'stroke-dasharray': '5 3', class: 'step-marker' }));
+    const label = `step ${ms(index.stepTime)}`;
+    const anchor = stepX - textWidth(label, 11) < x0 ? 'start' : 'end';
+    root.append(text(anchor === 'end' ? stepX - 4 : stepX + 4, top - 12, label, { 'text-anchor': anchor, 'font-size': 11, 'font-weight': 600, fill: palette.text, class: 'step-label' }));
+  }
+  if (truncated) {
+    // The engine returns only the first operations by start time; after the last one returned nothing is known
+    // per operation, which must not look like idle time.
+    const cut = Math.max(x0, x(index.lastStart));
+    if (cut < x1) {
+      root.append(s('rect', { x: cut, y: top - 2, width: x1 - cut, height: plotBottom - top + 4, fill: palette.background, 'fill-opacity': 0.85, class: 'not-returned' }));
+      root.append(text((cut + x1) / 2, (top + plotBottom) / 2, 'not returned', { 'text-anchor': 'middle', 'font-size': 12, fill: palette.muted }));
+    }
+    root.append(text(x0, top - 12, `${num(index.count)} of ${num(truncated.operations)} operations returned (the engine's cap is ${num(truncated.limit)}): ` +
+      `the step is estimated in full, the boxes stop at ${ms(index.lastStart)}`, { 'font-size': 11, fill: palette.over }));
+  } else if (visible > MAX_BOXES) {
+    root.append(text(x0, top - 12, `${num(visible)} operations in view: each pixel column shows the share of time in F, B and W; zoom in for single boxes`, { 'font-size': 11, fill: palette.muted }));
+  }
+
+  /** @type {import('../svg.js').LegendItem[]} */
+  const items = [
+    { label: 'F forward', color: palette.forward },
+    { label: 'B backward', color: palette.backward },
+  ];
+  if (index.hasW) items.push({ label: 'W weight gradient', color: palette.weight });
+  items.push({ label: 'idle (bubble)', color: 'url(#timeline-hatch)', kind: 'hatch' });
+  items.push({ label: 'step time', color: palette.highlight, kind: 'dash' });
+  if (vpp > 1) items.push({ label: 'faded: later model chunk', color: palette.forward, opacity: 0.7 });
+  root.append(legend(items, { x: x0, y: plotBottom + 42, maxWidth: x1 - x0, palette }).node);
+  return root;
+}
