@@ -12,7 +12,8 @@ import { EngineClient, EngineDiedError, SearchCancelledError } from './js/worker
 import { ErrorBoard } from './js/errors.js';
 import { Banners } from './js/banners.js';
 import { Controls } from './js/controls.js';
-import { attachModelInput, EXAMPLES } from './js/model-input.js';
+import { attachModelInput, EXAMPLES, readExample } from './js/model-input.js';
+import { singleFile } from './js/single-file.js';
 import { readDocument } from './js/model-source.js';
 import { buildTransformerForm, setTransformerValues, transformerRequest } from './js/transformer-form.js';
 import { decodeState, isStateLink, LinkError } from './js/share.js';
@@ -65,7 +66,9 @@ let dragBoundary = null;
 
 /** What boot.js started before the modules loaded: the worker and the default example's fetch. */
 const boot = /** @type {{worker: Worker, adopt: () => any[], example: Promise<any> | null} | undefined} */ (/** @type {any} */ (window).__ppbBoot);
-const engine = new EngineClient('worker.js', { onDeath: engineDied }, boot ?? null);
+const engine = new EngineClient(singleFile?.workerUrl ?? 'worker.js', { onDeath: engineDied }, boot ?? null);
+/** The example shown first: the single file has only the one it carries. */
+const defaultExample = singleFile?.example.file ?? DEFAULT_EXAMPLE;
 const palette = () => paletteFor(state.ui.theme);
 const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement) }, tooltip, palette, embed.embed);
 const controls = new Controls(form, () => state, {
@@ -599,22 +602,21 @@ function setUpEmbed() {
     const name = view.getAttribute('data-view') ?? '';
     view.classList.toggle('embed-shown', embed.views.includes(name) || (name === 'search' && embed.views.includes('pareto')));
   }
-  byId('embed-open', HTMLAnchorElement).href = `./${location.hash}`;
+  // This page's own file (index.html or ppb.html); './' where the address names none.
+  const page = location.pathname.slice(location.pathname.lastIndexOf('/') + 1) || './';
+  byId('embed-open', HTMLAnchorElement).href = `${page}${location.hash}`;
 }
 
 /** The default example as the first state. */
 async function loadDefault() {
   try {
-    const model = await (boot?.example ?? fetch(`examples/${DEFAULT_EXAMPLE}`).then((response) => {
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      return response.json();
-    }));
-    const example = EXAMPLES.find((e) => e.file === DEFAULT_EXAMPLE);
-    state = { ...initialState(model, model.name ?? example?.label ?? DEFAULT_EXAMPLE), ui: { ...state.ui } };
+    const model = await (boot?.example ?? readExample(defaultExample).then((text) => JSON.parse(text)));
+    const example = EXAMPLES.find((e) => e.file === defaultExample);
+    state = { ...initialState(model, model.name ?? example?.label ?? defaultExample), ui: { ...state.ui } };
     info = modelInfo(model);
     showModel();
     controls.show(state, info);
-    byId('example-select', HTMLSelectElement).value = DEFAULT_EXAMPLE;
+    byId('example-select', HTMLSelectElement).value = defaultExample;
   } catch (error) {
     banners.show('example', 'error', `The default example could not be loaded (${error instanceof Error ? error.message : error}). Choose a file to start.`);
   }

@@ -2,18 +2,21 @@
 // the WASM module) and, unless the address carries a state link, the default example. app.js adopts both;
 // messages the worker sends before that are kept for it. No imports, so this runs as soon as it arrives.
 
-const worker = new Worker('worker.js');
+// The single-file page (js/single-file.js) carries its worker as a Blob URL and one example inside itself.
+const single = /** @type {{workerUrl: string, example: {file: string, text: string}} | undefined} */ (/** @type {any} */ (window).PPB_SINGLE_FILE);
+const worker = new Worker(single?.workerUrl ?? 'worker.js');
 /** @type {{type: string, [key: string]: unknown}[]} */
 const early = [];
 const keep = (/** @type {MessageEvent} */ event) => early.push(event.data);
 const failed = (/** @type {ErrorEvent} */ event) => early.push({ type: 'boot-error', error: event.message || 'the worker failed to start' });
 worker.addEventListener('message', keep);
 worker.addEventListener('error', failed);
-// The same file as DEFAULT_EXAMPLE in js/state.js.
-const example = location.hash.startsWith('#ppb') ? null : fetch('examples/llama2-70b.json').then((response) => {
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return response.json();
-});
+// The same file as DEFAULT_EXAMPLE in js/state.js (the single file: the example it carries).
+const example = location.hash.startsWith('#ppb') ? null : single ? Promise.resolve().then(() => JSON.parse(single.example.text))
+  : fetch('examples/llama2-70b.json').then((response) => {
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return response.json();
+  });
 example?.catch(() => {});
 /** @type {any} */ (window).__ppbBoot = {
   worker,

@@ -83,9 +83,14 @@ async function runSearch(id, request) {
 }
 
 try {
-  importScripts('ppb_engine.js');
+  // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
+  // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
+  const global = /** @type {any} */ (self);
+  if (typeof global.createPpbEngine !== 'function') importScripts('ppb_engine.js');
+  const wasm = global.PPB_WASM_BASE64;
+  const overrides = typeof wasm === 'string' ? { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) } : {};
   /** @type {Promise<any>} */
-  const loading = /** @type {any} */ (self).createPpbEngine();
+  const loading = global.createPpbEngine(overrides);
   loading.then(
     (/** @type {any} */ module) => {
       engine = module;

@@ -14,6 +14,9 @@ export const examplesDir = join(repoRoot, 'examples');
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+/** Headless Chromium with the flags every browser test uses. */
+export const launchBrowser = () => chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+
 /**
  * Starts the static server and the browser.
  * @returns {Promise<{url: string, browser: import('playwright-core').Browser, close: () => Promise<void>}>}
@@ -23,7 +26,7 @@ export async function startSite() {
     throw new Error(`${siteDir} has no ppb_engine.js: build the site (./dev.sh build) first`);
   });
   const { server, url } = await startServer(siteDir, { port: 0 });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchBrowser();
   return {
     url,
     browser,

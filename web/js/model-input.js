@@ -3,9 +3,10 @@
 // from a SAPP file, a transformer description, a whole request or a saved page state.
 
 import { el } from './dom.js';
+import { singleFile } from './single-file.js';
 
 /** The bundled examples (examples/ beside the page); tests/web/inputs.test.mjs checks that every file is listed. */
-export const EXAMPLES = [
+const BUNDLED = [
   { file: 'llama2-70b.json', label: 'Llama-2 70B (symbolic, tp 8)' },
   { file: 'llama2-7b.json', label: 'Llama-2 7B (symbolic, tp 2)' },
   { file: 'moe-16x.json', label: 'MoE 16 experts, 24 layers' },
@@ -13,6 +14,25 @@ export const EXAMPLES = [
   { file: 'dense-8l.json', label: 'Dense 8 layers (small)' },
   { file: 'sapp-llama-80l.json', label: 'SAPP layer file: Llama-2 70B' },
 ];
+
+/** The examples the picker offers: the single file has only the one it carries. */
+const carried = singleFile?.example.file;
+export const EXAMPLES = carried ? [BUNDLED.find((example) => example.file === carried) ?? { file: carried, label: carried }] : BUNDLED;
+
+/**
+ * The text of an example: from examples/ beside the page, or the one the single file carries.
+ * @param {string} file
+ * @returns {Promise<string>}
+ */
+export async function readExample(file) {
+  if (singleFile) {
+    if (file === singleFile.example.file) return singleFile.example.text;
+    throw new Error('this single-file page carries only one example');
+  }
+  const response = await fetch(`examples/${encodeURIComponent(file)}`);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.text();
+}
 
 /** Larger files are refused before reading: every real model is far smaller. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -56,9 +76,7 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
     if (!name) return;
     hooks.onReading();
     try {
-      const response = await fetch(`examples/${encodeURIComponent(name)}`);
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      hooks.onIncoming({ text: await response.text(), name, kind: 'example' });
+      hooks.onIncoming({ text: await readExample(name), name, kind: 'example' });
     } catch (error) {
       hooks.onProblem('example', `The example ${name} could not be loaded (${error instanceof Error ? error.message : error}).`);
     }

@@ -15,7 +15,8 @@ export function attachSharePanel({ getState, getName }) {
   const linkField = byId('share-link', HTMLInputElement);
   const snippetField = byId('embed-snippet', HTMLTextAreaElement);
   const views = byId('embed-views', HTMLElement);
-  const pageAddress = () => `${location.origin}${location.pathname}`;
+  // Not location.origin: a page opened from disk (the single file) has the origin "null".
+  const pageAddress = () => location.href.replace(/[?#].*$/, '');
 
   /** @returns {Promise<{fragment: string, tooLong: boolean}>} */
   const fragmentOf = async () => {
