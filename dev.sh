@@ -3,7 +3,8 @@
 #   ./dev.sh serve [--port N]   build everything and serve build/site on http://127.0.0.1:8000
 #   ./dev.sh test               build everything and run every suite; ends with "N passed, N failed"
 #   ./dev.sh build              build the native engine, CLI, tests, the WASM module and the site
-#   ./dev.sh bench              run the native benchmarks (medians of repeated runs)
+#   ./dev.sh bench              run the benchmarks, native beside WASM (node, Chromium); writes docs/benchmarks.md
+#   ./dev.sh fuzz SECONDS       build the libFuzzer target (clang, ASan, UBSan) in build/fuzz and run it
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -78,6 +79,43 @@ build_all() {
   build_wasm
 }
 
+# The test suite again under AddressSanitizer and UndefinedBehaviorSanitizer, in its own directory.
+build_asan() {
+  say "sanitizer build (build/asan: ASan + UBSan)"
+  quietly cmake-asan cmake -S . -B build/asan -DPPB_WERROR=ON -DPPB_SANITIZE=ON -DPPB_BUILD_BENCH=OFF
+  quietly build-asan cmake --build build/asan -j "$JOBS" --target ppb_tests
+}
+
+# ---- fuzz -------------------------------------------------------------------------------------
+FUZZ_PACKAGES=(clang libclang-rt-14-dev)  # clang++ and its libFuzzer runtime
+
+# Builds fuzz/ppb_fuzz with clang in build/fuzz and runs it for $1 seconds on the corpus in
+# build/fuzz/corpus (kept between runs), seeded from examples/ and tests/bad-inputs/. A crash, leak,
+# sanitizer report or contract violation stops it and leaves the input in build/fuzz/artifacts/.
+run_fuzz() {
+  local seconds=${1:-}
+  [[ "$seconds" =~ ^[0-9]+$ ]] || die "usage: ./dev.sh fuzz SECONDS"
+  APT_PACKAGES+=("${FUZZ_PACKAGES[@]}")
+  setup
+  say "fuzz build (build/fuzz: clang, libFuzzer, ASan, UBSan)"
+  quietly cmake-fuzz env CC=clang CXX=clang++ cmake -S . -B build/fuzz -DPPB_FUZZ=ON -DPPB_WERROR=ON \
+    -DPPB_BUILD_TESTS=OFF -DPPB_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  quietly build-fuzz cmake --build build/fuzz -j "$JOBS" --target ppb_fuzz
+  mkdir -p build/fuzz/corpus build/fuzz/artifacts
+  rm -rf build/fuzz/seeds
+  quietly fuzz-seeds node fuzz/make_seeds.mjs build/fuzz/seeds
+  say "fuzzing for $seconds s (log: build/logs/fuzz.log)"
+  local status=0
+  (cd build/fuzz && ./ppb_fuzz corpus seeds -dict=../../fuzz/ppb.dict -max_total_time="$seconds" -max_len=16384 \
+    -timeout=20 -rss_limit_mb=3072 -artifact_prefix=artifacts/ -print_final_stats=1) >"$LOGS/fuzz.log" 2>&1 || status=$?
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$LOGS/fuzz.log" || true
+  if [ "$status" -ne 0 ]; then
+    grep -E 'ERROR|ppb_fuzz:|SUMMARY|Test unit written' "$LOGS/fuzz.log" | head -n 20 >&2
+    die "the fuzzer found a problem; reproduce with: build/fuzz/ppb_fuzz build/fuzz/artifacts/<file>"
+  fi
+  say "no crash in $seconds s"
+}
+
 # ---- test -------------------------------------------------------------------------------------
 PASSED=0
 FAILED=0
@@ -136,8 +174,12 @@ run_tests() {
   build_all
   gtest_suite native-tests build/native/tests/ppb_tests
   gtest_suite wasm-tests node build/wasm/tests/ppb_tests.js
+  build_asan
+  gtest_suite asan-tests env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    build/asan/tests/ppb_tests
   check_suite cli-smoke bash tests/cli_smoke.sh build/native/ppb
   node_suite browser-tests node --test --test-reporter=tap tests/web/
+  node_suite bad-inputs node --test --test-reporter=tap tests/bad-inputs.test.mjs
   echo
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
@@ -149,6 +191,7 @@ shift || true
 case "$command" in
   build) build_all ;;
   test) run_tests ;;
+  fuzz) run_fuzz "$@" ;;
   serve)
     port=${PORT:-8000}
     while [ $# -gt 0 ]; do
@@ -164,9 +207,14 @@ case "$command" in
   bench)
     setup
     build_native
-    say "native benchmarks (medians of 5 runs)"
+    build_wasm
+    say "native benchmarks of the engine API (Google Benchmark, medians of 5 runs)"
+    mkdir -p build/bench
     build/native/bench/ppb_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-      --benchmark_display_aggregates_only=true "$@"
+      --benchmark_display_aggregates_only=true --benchmark_out=build/bench/gbench.json \
+      --benchmark_out_format=json "$@"
+    say "the same requests natively, as WASM under node and in headless Chromium (writes docs/benchmarks.md)"
+    node bench/wasm-bench.mjs --gbench build/bench/gbench.json
     ;;
   help | -h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command '$command'; try ./dev.sh help" ;;

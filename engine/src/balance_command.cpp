@@ -1,9 +1,11 @@
 // The `balance` command: PPB's optimal plan (or the ranked layer_offset search) beside the even split.
+#include <algorithm>
 #include <cmath>
 
 #include "command_support.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/io.hpp"
+#include "ppb/limits.hpp"
 
 namespace ppb::detail {
 
@@ -51,7 +53,10 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
           d.error("RECOMPUTE_OPTION_UNKNOWN", at, "no layer of the model offers recompute option \"" + name + "\".");
           continue;
         }
-        settings.recompute_options.push_back(index);
+        // Listed twice is allowed once: every copy would multiply the balancer's work.
+        if (std::find(settings.recompute_options.begin(), settings.recompute_options.end(), index) ==
+            settings.recompute_options.end())
+          settings.recompute_options.push_back(index);
       }
     } else if (field.key() == "mode") {
       if (!value.is_string() || (value != "optimal" && value != "offset"))
@@ -114,6 +119,16 @@ CommandOutput run_balance(const json& document) {
   open.pipeline.recompute.clear();
   auto shape = checked_plan(open, d);
   if (!shape) return invalid(d);
+  // The balancer's bound tables hold one entry per (virtual stage, layer boundary).
+  const std::int64_t cells = static_cast<std::int64_t>(shape->virtual_stages()) * (request.model.layer_count() + 1);
+  if (cells > limits::max_balance_cells) {
+    d.error("BALANCE_LIMIT", "/pipeline/pp_degree",
+            "balance over " + std::to_string(shape->virtual_stages()) + " virtual stages and " +
+                std::to_string(request.model.layer_count()) + " layers needs " + std::to_string(cells) +
+                " table entries (virtual stages x (layers + 1)), above the cap of " +
+                std::to_string(limits::max_balance_cells) + "; merge layers into blocks or use fewer stages.");
+    return invalid(d);
+  }
 
   const bool timeline = request.pipeline.include_timeline;
   const Estimate baseline = estimate(request.model, request.device, *shape, false, request.components);

@@ -83,25 +83,19 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
       json out = {{"ok", false},
                   {"errors", {{{"code", "COMMAND_UNKNOWN"}, {"path", ""},
                                {"message", "command \"" + std::string(command) + "\" is not available; commands: " + known + "."}}}}};
-      return {out.dump(), 2};
+      return {out.dump(-1, ' ', false, json::error_handler_t::replace), 2};  // the name may be any bytes
     }
-    json document;
-    try {
-      document = json::parse(request_json.begin(), request_json.end());
-    } catch (const json::parse_error& e) {
-      json out = {{"ok", false},
-                  {"errors", {{{"code", "JSON_SYNTAX"}, {"path", ""},
-                               {"message", "the request is not valid JSON (byte " + std::to_string(e.byte) + "): " +
-                                               std::string(e.what()).substr(std::string(e.what()).find(':') + 2)}}}}};
-      return {out.dump(), 2};
-    }
-    return it->second(document);
+    // Size, nesting depth and value count are checked before parsing (limits.hpp).
+    Diagnostics d;
+    auto document = parse_json_text(request_json, d);
+    if (!document) return detail::invalid(d);
+    return it->second(*document);
   } catch (const std::bad_alloc&) {
     json out = {{"ok", false}, {"errors", {{{"code", "OUT_OF_MEMORY"}, {"path", ""}, {"message", "the engine ran out of memory on this request."}}}}};
     return {out.dump(), 1};
   } catch (const std::exception& e) {
     json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", std::string("internal error: ") + e.what()}}}}};
-    return {out.dump(), 1};
+    return {out.dump(-1, ' ', false, json::error_handler_t::replace), 1};  // what() may quote any bytes
   } catch (...) {
     json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", "internal error."}}}}};
     return {out.dump(), 1};

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ppb/limits.hpp"
+
 namespace ppb {
 
 double transfer_ms(const Device& device, double send_mib) {
@@ -67,6 +69,7 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   input.schedule = plan.schedule;
   input.costs = costs;
   input.keep_timeline = keep_timeline;
+  input.max_timeline_ops = limits::max_timeline_ops;
   input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
   out.simulation = simulate(input);
   out.step_time_ms = out.simulation.step_time_ms;

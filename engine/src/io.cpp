@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
+#include <string_view>
 
 #include "ppb/limits.hpp"
 #include "ppb/plan.hpp"
@@ -88,9 +89,14 @@ class Fields {
 
   ~Fields() {
     if (!object_.is_object()) return;
-    for (auto it = object_.begin(); it != object_.end(); ++it)
-      if (!known_.count(it.key()))
-        d_.warning("UNKNOWN_FIELD", at(it.key()), "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
+    for (auto it = object_.begin(); it != object_.end(); ++it) {
+      if (known_.count(it.key())) continue;
+      // A hostile name is not repeated in the message (the path already carries it once).
+      const std::string name = static_cast<std::int64_t>(it.key().size()) <= limits::max_name_length
+                                   ? "\"" + it.key() + "\""
+                                   : "with a " + std::to_string(it.key().size()) + "-byte name";
+      d_.warning("UNKNOWN_FIELD", at(it.key()), "field " + name + " is not part of ppb.v1 and was ignored.");
+    }
   }
 
   [[nodiscard]] std::string at(const std::string& key) const { return path_ + "/" + pointer_token(key); }
@@ -328,6 +334,12 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
   if (const json* rc = f.object("recompute")) {
     for (auto it = rc->begin(); it != rc->end(); ++it) {
       const std::string opath = f.at("recompute") + "/" + pointer_token(it.key());
+      if (static_cast<std::int64_t>(it.key().size()) > limits::max_name_length) {
+        d.error("TOO_LONG", opath, "a recompute option name is " + std::to_string(it.key().size()) +
+                                       " bytes long, above the cap of " + std::to_string(limits::max_name_length) + ".");
+        ok = false;
+        continue;
+      }
       if (it.key() == "none" || it.key() == "layers" || it.key().empty()) {
         d.error("RECOMPUTE_OPTION_RESERVED", opath,
                 "\"" + it.key() + "\" cannot name a recompute option" +
@@ -345,6 +357,14 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
       cost.activation_mib = of.quantity("activation_mib").value_or(0);
       cost.extra_ms = of.quantity("extra_ms").value_or(0);
       int index = model.option_index(it.key());
+      // Every layer keeps a slot per option, so their number is capped before it multiplies.
+      if (index < 0 && static_cast<std::int64_t>(model.recompute_options.size()) >= limits::max_recompute_options) {
+        d.error("RECOMPUTE_OPTION_LIMIT", opath,
+                "the model offers more than " + std::to_string(limits::max_recompute_options) +
+                    " distinct recompute options, the cap; \"" + it.key() + "\" is one too many.");
+        ok = false;
+        break;  // once per layer entry is enough
+      }
       if (index < 0) {
         model.recompute_options.push_back(it.key());
         for (auto& l : out) l.recompute.push_back(std::nullopt);
@@ -510,9 +530,17 @@ Request parse_request(const json& document, Diagnostics& d) {
   auto& p = request.pipeline;
   if (const json* pipeline = top.object("pipeline")) {
     Fields f(*pipeline, "/pipeline", d);
-    p.pp_degree = static_cast<int>(f.integer("pp_degree", -limits::max_pp_degree, limits::max_pp_degree).value_or(1));
-    p.vpp_degree = static_cast<int>(f.integer("vpp_degree", -limits::max_vpp_degree, limits::max_vpp_degree).value_or(1));
-    p.micro_batch_num = f.integer("micro_batch_num", -limits::max_micro_batch_num, limits::max_micro_batch_num);
+    const auto pp = f.integer("pp_degree", -limits::max_pp_degree, limits::max_pp_degree, "PP_DEGREE_LIMIT");
+    const auto vpp = f.integer("vpp_degree", -limits::max_vpp_degree, limits::max_vpp_degree, "VPP_DEGREE_LIMIT");
+    p.pp_degree = static_cast<int>(pp.value_or(1));
+    p.vpp_degree = static_cast<int>(vpp.value_or(1));
+    if (pp && vpp && *pp > 0 && *vpp > 0 && *pp * *vpp > limits::max_virtual_stages)
+      d.error("VIRTUAL_STAGE_LIMIT", "/pipeline/vpp_degree",
+              "pp_degree x vpp_degree = " + std::to_string(*pp) + " x " + std::to_string(*vpp) + " = " +
+                  std::to_string(*pp * *vpp) + " virtual stages, above the cap of " +
+                  std::to_string(limits::max_virtual_stages) + ".");
+    p.micro_batch_num =
+        f.integer("micro_batch_num", -limits::max_micro_batch_num, limits::max_micro_batch_num, "MICRO_BATCH_LIMIT");
     if (auto schedule = f.string("schedule")) {
       if (auto s = schedule_from_name(*schedule)) p.schedule = *s;
       else
@@ -564,6 +592,16 @@ Request parse_request(const json& document, Diagnostics& d) {
             p.recompute[it.key()] = *v;
       }
     }
+  }
+  // A derived micro_batch_num is held to the same cap as a given one.
+  const Training& t = request.training;
+  if (t.global_batch_size) {
+    const std::int64_t per_step = t.micro_batch_size.value_or(1) * t.dp_degree.value_or(1);  // both capped: no overflow
+    if (*t.global_batch_size / per_step > limits::max_micro_batch_num)
+      d.error("MICRO_BATCH_LIMIT", "/training/global_batch_size",
+              "global_batch_size / (micro_batch_size x dp_degree) = " + std::to_string(*t.global_batch_size) + " / " +
+                  std::to_string(per_step) + " gives more than " + std::to_string(limits::max_micro_batch_num) +
+                  " micro batches, the cap.");
   }
   return request;
 }
@@ -650,20 +688,121 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
       memory.push_back(points);
     }
     r["memory_timeline"] = memory;
+    // Long simulations are estimated in full, but only their first operations are returned.
+    r["timeline_truncated"] = e.simulation.timeline_truncated;
+    r["timeline_operations"] = e.simulation.operations;
+    r["timeline_limit"] = limits::max_timeline_ops;
   }
   return r;
 }
 
+namespace {
+
+json diagnostics_json(const std::vector<Diagnostic>& listed, std::int64_t unlisted, const char* more_code,
+                      const char* kind) {
+  json out = json::array();
+  for (const auto& e : listed) out.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+  if (unlisted > 0)
+    out.push_back({{"code", more_code},
+                   {"path", ""},
+                   {"message", std::to_string(unlisted) + " more " + kind + " not listed; a response lists at most " +
+                                   std::to_string(limits::max_diagnostics) + "."}});
+  return out;
+}
+
+}  // namespace
+
 json errors_json(const Diagnostics& d) {
-  json errors = json::array();
-  for (const auto& e : d.errors()) errors.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
-  return errors;
+  return diagnostics_json(d.errors(), d.unlisted_errors(), "TOO_MANY_ERRORS", "errors");
 }
 
 json warnings_json(const Diagnostics& d) {
-  json warnings = json::array();
-  for (const auto& e : d.warnings()) warnings.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
-  return warnings;
+  return diagnostics_json(d.warnings(), d.unlisted_warnings(), "TOO_MANY_WARNINGS", "warnings");
+}
+
+namespace {
+
+// Bytes of a parser message that are safe to echo: printable ASCII only (the message may quote
+// the offending input, which can be anything), at most `cap` of them.
+std::string printable(const std::string& text, std::size_t cap) {
+  std::string out;
+  for (char c : text) {
+    if (out.size() >= cap) {
+      out += "...";
+      break;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    out += u >= 0x20 && u < 0x7f ? c : '?';
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<json> parse_json_text(std::string_view text, Diagnostics& d) {
+  if (static_cast<std::int64_t>(text.size()) > limits::max_input_bytes) {
+    d.error("INPUT_TOO_LARGE", "",
+            "the request is " + std::to_string(text.size()) + " bytes, above the cap of " +
+                std::to_string(limits::max_input_bytes) + " (64 MiB); merge repeated layers with \"count\".");
+    return std::nullopt;
+  }
+  // One pass over the text before the parser allocates anything: nesting depth and the number of
+  // values (opening brackets and commas outside strings). Syntax is left to the parser.
+  int depth = 0;
+  std::int64_t values = 1;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"': in_string = true; break;
+      case '[':
+      case '{':
+        if (++depth > limits::max_json_depth) {
+          d.error("JSON_TOO_DEEP", "",
+                  "the request nests arrays and objects more than " + std::to_string(limits::max_json_depth) +
+                      " levels deep (at byte " + std::to_string(i) + "), the cap; a request needs about 6.");
+          return std::nullopt;
+        }
+        ++values;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      case ',': ++values; break;
+      default: break;
+    }
+    if (values > limits::max_json_values) {
+      d.error("JSON_TOO_MANY_VALUES", "",
+              "the request holds more than " + std::to_string(limits::max_json_values) + " JSON values (at byte " +
+                  std::to_string(i) + "), the cap; merge repeated layers with \"count\".");
+      return std::nullopt;
+    }
+  }
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    const std::string what = e.what();
+    const std::size_t colon = what.find(':');
+    const std::string reason = colon == std::string::npos ? what : what.substr(std::min(colon + 2, what.size()));
+    d.error("JSON_SYNTAX", "",
+            "the request is not valid JSON (byte " + std::to_string(e.byte) + "): " + printable(reason, 300));
+    return std::nullopt;
+  } catch (const json::out_of_range& e) {  // a number beyond double's range, such as 1e400
+    const std::string what = e.what();
+    const std::size_t quote = what.find('\'');
+    d.error("JSON_NUMBER_RANGE", "",
+            "the request holds a number too large to represent: " +
+                printable(quote == std::string::npos ? what : what.substr(quote), 100) +
+                "; numbers must stay within about 1.8e308 (and within each field's cap).");
+    return std::nullopt;
+  }
 }
 
 }  // namespace ppb

@@ -58,9 +58,8 @@ class Simulation {
     if (aborted_) return result;
     const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
     if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
-    if (in_.keep_timeline)  // fixed orders run stage by stage; the timeline reads in time order
-      std::stable_sort(result.timeline.begin(), result.timeline.end(),
-                       [](const TimedOp& a, const TimedOp& b) { return a.start_ms < b.start_ms; });
+    result.operations = ops_done;
+    if (in_.keep_timeline) finish_timeline(result);
     return result;
   }
 
@@ -229,7 +228,7 @@ class Simulation {
     out.end_ms = std::max(out.end_ms, end);
     st.free_at = end;
     end_ms_ = std::max(end_ms_, end);
-    if (in_.keep_timeline) result.timeline.push_back({s, v, op.micro_batch, op.kind, start, end});
+    if (in_.keep_timeline) keep_op(result, {s, v, op.micro_batch, op.kind, start, end});
     if (end > in_.abort_above_ms) aborted_ = true;
     if (!fixed_) wake(s, end);
   }
@@ -248,7 +247,60 @@ class Simulation {
     const int in_flight = stages_[static_cast<std::size_t>(s)].in_flight;
     out.activation_peak_mib = std::max(out.activation_peak_mib, held_mib);
     out.peak_in_flight = std::max(out.peak_in_flight, in_flight);
-    if (in_.keep_timeline) out.memory.push_back({t, held_mib});
+    // Past the last start time the timeline can still keep, a stage's memory steps are not needed.
+    if (in_.keep_timeline && !(full() && t > key(top()).first)) out.memory.push_back({t, held_mib});
+  }
+
+  // ---- the kept timeline ----------------------------------------------------------------------
+  // Fixed orders run stage by stage, not in time order, so the first max_timeline_ops operations by
+  // start time are found with a max-heap of the kept ones. Ties are broken by execution order
+  // (kept_seq_), a total order, so every platform keeps the same operations.
+  using Key = std::pair<double, std::int64_t>;  // (start, execution sequence)
+  [[nodiscard]] Key key(std::size_t i) const { return {(*timeline_)[i].start_ms, kept_seq_[i]}; }
+  [[nodiscard]] bool full() const {
+    return timeline_ && static_cast<std::int64_t>(timeline_->size()) >= in_.max_timeline_ops;
+  }
+  [[nodiscard]] std::size_t top() const { return heap_of_kept_.front(); }
+
+  void keep_op(SimulationResult& result, const TimedOp& op) {
+    timeline_ = &result.timeline;
+    const std::int64_t seq = seq_++;
+    if (in_.max_timeline_ops <= 0) {
+      result.timeline_truncated = true;
+      return;
+    }
+    const auto by_key = [this](std::size_t a, std::size_t b) { return key(a) < key(b); };
+    if (!full()) {
+      result.timeline.push_back(op);
+      kept_seq_.push_back(seq);
+      heap_of_kept_.push_back(result.timeline.size() - 1);
+      std::push_heap(heap_of_kept_.begin(), heap_of_kept_.end(), by_key);
+      return;
+    }
+    result.timeline_truncated = true;
+    const std::size_t last = top();
+    if (Key{op.start_ms, seq} >= key(last)) return;
+    std::pop_heap(heap_of_kept_.begin(), heap_of_kept_.end(), by_key);
+    result.timeline[last] = op;
+    kept_seq_[last] = seq;
+    std::push_heap(heap_of_kept_.begin(), heap_of_kept_.end(), by_key);
+  }
+
+  // Puts the kept operations in time order and drops memory steps after the last kept start.
+  void finish_timeline(SimulationResult& result) {
+    std::vector<std::size_t> order(result.timeline.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    std::vector<TimedOp> sorted;
+    sorted.reserve(order.size());
+    for (std::size_t i : order) sorted.push_back(result.timeline[i]);
+    result.timeline.swap(sorted);
+    if (!result.timeline_truncated) return;
+    const double cutoff = result.timeline.empty() ? 0.0 : result.timeline.back().start_ms;
+    for (auto& stage : result.stages)
+      stage.memory.erase(std::remove_if(stage.memory.begin(), stage.memory.end(),
+                                        [cutoff](const MemoryPoint& p) { return p.time_ms > cutoff; }),
+                         stage.memory.end());
   }
 
   const SimulationInput& in_;
@@ -263,6 +315,12 @@ class Simulation {
   bool fixed_ = false;
   bool aborted_ = false;
   std::vector<int>* ready_ = nullptr;
+  // The kept timeline: result.timeline (while running), its execution sequence numbers, and a heap of
+  // its indices with the latest start on top.
+  std::vector<TimedOp>* timeline_ = nullptr;
+  std::vector<std::int64_t> kept_seq_;
+  std::vector<std::size_t> heap_of_kept_;
+  std::int64_t seq_ = 0;
   std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> heap_;
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ppb/commands.hpp"
+#include "ppb/limits.hpp"
 #include "ppb/schedule.hpp"
 
 namespace ppb {
@@ -69,7 +70,11 @@ json chrome_trace(const Estimate& e, const Model& model) {
             {"vpp_degree", plan.vpp_degree},
             {"micro_batch_num", plan.micro_batch_num},
             {"schedule", schedule_name(plan.schedule)},
-            {"step_time_ms", e.step_time_ms}}}};
+            {"step_time_ms", e.step_time_ms},
+            // Long simulations are traced up to limits::max_timeline_ops operations.
+            {"timeline_truncated", sim.timeline_truncated},
+            {"timeline_operations", sim.operations},
+            {"timeline_limit", limits::max_timeline_ops}}}};
 }
 
 }  // namespace ppb

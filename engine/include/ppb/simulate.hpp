@@ -30,6 +30,9 @@ struct SimulationInput {
   Schedule schedule = Schedule::one_f_one_b;
   std::vector<VirtualStageCost> costs;  // one per virtual stage, size pp x vpp
   bool keep_timeline = false;
+  // The timeline keeps the first this many operations by start time, and the memory steps up to the
+  // last of them; the simulation itself always runs to the end (limits::max_timeline_ops in estimate).
+  std::int64_t max_timeline_ops = std::numeric_limits<std::int64_t>::max();
   // Stop as soon as an operation ends later than this (the step cannot be faster): the result is
   // then marked `aborted` and its step time is only a lower bound. Used by the balancer.
   double abort_above_ms = std::numeric_limits<double>::infinity();
@@ -64,6 +67,8 @@ struct SimulationResult {
   double step_time_ms = 0;
   std::vector<StageSimulation> stages;
   std::vector<TimedOp> timeline;  // by start time, kept on request
+  std::int64_t operations = 0;      // operations run
+  bool timeline_truncated = false;  // the timeline holds only the first max_timeline_ops of them
   bool aborted = false;
 };
 

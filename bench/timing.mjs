@@ -1,0 +1,91 @@
+// The timing loop of the WASM benchmarks, the same steps as bench/driver.cpp takes natively: one
+// warm-up call; when it is shorter than `minSampleMs`, calls for a fifth of that to learn the time per
+// call; then `repeat` samples, each of as many back-to-back calls as fill `minSampleMs`. A sample's
+// figure is its time per call, the result their median.
+// No node or browser APIs here beyond performance.now(), which both have.
+
+/**
+ * @typedef {{name: string, median_ms: number, samples_ms: number[], calls_per_sample: number, response: any}} Timing
+ */
+
+/**
+ * @param {number[]} values
+ * @returns {number}
+ */
+export function median(values) {
+  const v = [...values].sort((a, b) => a - b);
+  const n = v.length;
+  return n % 2 === 1 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/**
+ * Times `call` (which returns the engine's response JSON text).
+ * @param {string} name
+ * @param {() => string} call
+ * @param {{repeat?: number, minSampleMs?: number, pause?: () => Promise<void>}} [options] pause runs
+ *   between samples (the page uses it to let the browser breathe)
+ * @returns {Promise<Timing>}
+ */
+export async function timeCalls(name, call, { repeat = 5, minSampleMs = 50, pause = async () => {} } = {}) {
+  let t0 = performance.now();
+  const response = call();
+  const firstMs = performance.now() - t0;
+  let calls = 1;
+  if (firstMs < minSampleMs) {
+    // Calibrate on a fifth of a sample rather than on one call: browsers round the clock to 0.1 ms.
+    let n = 0;
+    t0 = performance.now();
+    while (performance.now() - t0 < minSampleMs / 5) {
+      call();
+      ++n;
+    }
+    calls = Math.ceil(minSampleMs / ((performance.now() - t0) / n));
+  }
+  /** @type {number[]} */
+  const samples = [];
+  for (let s = 0; s < repeat; ++s) {
+    await pause();
+    t0 = performance.now();
+    for (let c = 0; c < calls; ++c) call();
+    samples.push((performance.now() - t0) / calls);
+  }
+  return { name, median_ms: median(samples), samples_ms: samples, calls_per_sample: calls, response: JSON.parse(response) };
+}
+
+/**
+ * Calls `calls` in turn until `ms` have passed (at least one round). V8 first runs a WASM module
+ * with its baseline compiler and moves hot functions to the optimising one in the background; a
+ * fresh module answers small requests up to 20 times slower until then. Timings are taken after
+ * this, so they show the steady state.
+ * @param {(() => string)[]} calls
+ * @param {number} ms
+ * @param {() => Promise<void>} [pause]
+ * @returns {Promise<number>} how many calls were made
+ */
+export async function warmUp(calls, ms, pause = async () => {}) {
+  const t0 = performance.now();
+  let n = 0;
+  do {
+    for (const call of calls) {
+      call();
+      ++n;
+    }
+    await pause();
+  } while (performance.now() - t0 < ms);
+  return n;
+}
+
+/**
+ * The calls warmUp cycles through: every simulate workload, and the small balance.
+ * @param {{name: string, group: string, command: string, request: object}[]} list
+ * @param {any} engine the module
+ * @returns {(() => string)[]}
+ */
+export function warmUpCalls(list, engine) {
+  return list
+    .filter((w) => w.group === 'simulate' || w.name === 'balance 96 layers pp 16')
+    .map((w) => {
+      const request = JSON.stringify(w.request);
+      return () => engine[w.command](request);
+    });
+}
