@@ -96,12 +96,17 @@ test('timeline: one box per operation, carrying its op, stage and micro batch', 
 test('timeline zoom draws only what is visible and the whole step comes back', async () => {
   const { page } = open;
   const all = await page.locator('svg#timeline rect[data-op]').count();
+  const step = (await lastResponse(page)).result.step_time_ms;
   await page.click('#zoom-in');
   await page.click('#zoom-in');
+  // Each click redraws; wait for the second one (a quarter of the step) rather than the first.
+  await page.waitForFunction((quarter) => {
+    const [a, b] = String(document.querySelector('svg#timeline')?.getAttribute('data-window')).split(',').map(Number);
+    return Math.abs((b - a) - quarter) < 1e-6 * quarter * 4;
+  }, step / 4);
   await page.waitForFunction((n) => document.querySelectorAll('svg#timeline rect[data-op]').length < n, all);
   const windowAttr = await page.locator('svg#timeline').getAttribute('data-window');
   const [t0, t1] = String(windowAttr).split(',').map(Number);
-  const step = (await lastResponse(page)).result.step_time_ms;
   assert.ok(Math.abs((t1 - t0) - step / 4) < 1e-6 * step, `window ${t0}..${t1} is a quarter of ${step}`);
   // Dragging pans the window.
   const box = await page.locator('#timeline-box').boundingBox();
@@ -110,6 +115,7 @@ test('timeline zoom draws only what is visible and the whole step comes back', a
   await page.mouse.down();
   await page.mouse.move(box.x + box.width / 2 - 200, box.y + 80, { steps: 5 });
   await page.mouse.up();
+  await page.waitForFunction((start) => Number(String(document.querySelector('svg#timeline')?.getAttribute('data-window')).split(',')[0]) > start, t0);
   const panned = String(await page.locator('svg#timeline').getAttribute('data-window')).split(',').map(Number);
   assert.ok(panned[0] > t0, `panned from ${t0} to ${panned[0]}`);
   await page.click('#zoom-reset');
@@ -118,6 +124,7 @@ test('timeline zoom draws only what is visible and the whole step comes back', a
 
 test('a tooltip explains the box under the pointer', async () => {
   const { page } = open;
+  await page.click('#zoom-reset');  // the whole step, whatever an earlier test left
   const rect = page.locator('svg#timeline rect[data-op="B"][data-stage="0"][data-micro-batch="3"]');
   const box = await rect.boundingBox();
   assert.ok(box);
