@@ -125,7 +125,10 @@ test('timeline zoom draws only what is visible and the whole step comes back', a
 test('a tooltip explains the box under the pointer', async () => {
   const { page } = open;
   await page.click('#zoom-reset');  // the whole step, whatever an earlier test left
+  await page.waitForFunction(() => Number(String(document.querySelector('svg#timeline')?.getAttribute('data-window')).split(',')[0]) === 0);
   const rect = page.locator('svg#timeline rect[data-op="B"][data-stage="0"][data-micro-batch="3"]');
+  await rect.waitFor({ state: 'visible' });
+  await page.waitForTimeout(200);  // let a redraw scheduled by the reset settle before measuring
   const box = await rect.boundingBox();
   assert.ok(box);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
