@@ -28,4 +28,10 @@ for command in estimate balance search import export; do
   out=$(cd "$ROOT" && bash -c "$example") || fail "$command --help example exited $?"
   case "$out" in *'"ok": true'*) ;; *) fail "$command --help example: $out" ;; esac
 done
+
+# An endless input is read only up to the input cap (64 MiB + 1 byte), then refused.
+status=0
+out=$("$PPB" estimate /dev/zero 2>/dev/null) || status=$?
+[ "$status" -eq 2 ] || fail "/dev/zero exited $status, expected 2"
+case "$out" in *'"INPUT_TOO_LARGE"'*) ;; *) fail "/dev/zero: $out" ;; esac
 echo "cli smoke: ok"

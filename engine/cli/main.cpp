@@ -1,5 +1,6 @@
 // ppb: the command-line face of the engine. Reads a request (file or stdin), runs one command,
 // prints the contract's JSON on stdout and one line per error on stderr.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "ppb/commands.hpp"
+#include "ppb/limits.hpp"
 
 namespace {
 
@@ -110,6 +112,21 @@ Example:
 )"},
 };
 
+// Reads at most one byte more than the engine's input cap: enough for it to say INPUT_TOO_LARGE,
+// without reading all of an endless or huge input (ppb estimate /dev/zero) into memory first.
+std::string read_request(std::istream& in) {
+  std::string text;
+  const auto cap = static_cast<std::size_t>(ppb::limits::max_input_bytes) + 1;
+  std::size_t size = 0;
+  while (in && size < cap) {
+    text.resize(std::min(cap, size + (1u << 20)));
+    in.read(text.data() + size, static_cast<std::streamsize>(text.size() - size));
+    size += static_cast<std::size_t>(in.gcount());
+  }
+  text.resize(size);
+  return text;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,14 +165,14 @@ int main(int argc, char** argv) {
   }
   std::string text;
   if (input == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_request(std::cin);
   } else {
     std::ifstream file(input, std::ios::binary);
     if (!file) {
       std::cerr << "ppb: cannot read " << input << ": " << std::strerror(errno) << "\n";
       return 2;
     }
-    text.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    text = read_request(file);
   }
   const ppb::CommandOutput result = ppb::run_command(command, text);
   std::string out = result.json;

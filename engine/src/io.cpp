@@ -742,8 +742,8 @@ std::string printable(const std::string& text, std::size_t cap) {
 std::optional<json> parse_json_text(std::string_view text, Diagnostics& d) {
   if (static_cast<std::int64_t>(text.size()) > limits::max_input_bytes) {
     d.error("INPUT_TOO_LARGE", "",
-            "the request is " + std::to_string(text.size()) + " bytes, above the cap of " +
-                std::to_string(limits::max_input_bytes) + " (64 MiB); merge repeated layers with \"count\".");
+            "the request has more than " + std::to_string(limits::max_input_bytes) + " bytes (64 MiB), the cap (" +
+                std::to_string(text.size()) + " read); merge repeated layers with \"count\".");
     return std::nullopt;
   }
   // One pass over the text before the parser allocates anything: nesting depth and the number of

@@ -42,7 +42,7 @@ struct Evaluated {
   std::string group;  // why it is infeasible, as a category
 };
 
-constexpr std::int64_t kMaxSpace = 100'000;
+constexpr std::int64_t kMaxSpace = limits::max_search_candidates;
 
 // A list of integers, or a range {"min", "max", "step"} / {"min", "max", "factor"}.
 std::optional<std::vector<std::int64_t>> integer_choices(const json& value, const std::string& path, std::int64_t lo,
@@ -176,8 +176,8 @@ void SearchSession::Impl::parse(const json& document) {
         if (index < 0)
           d.error("RECOMPUTE_OPTION_UNKNOWN", path + "/" + std::to_string(i),
                   "no layer of the model offers recompute option " + name.dump() + ".");
-        else
-          recompute_options.push_back(index);
+        else if (std::find(recompute_options.begin(), recompute_options.end(), index) == recompute_options.end())
+          recompute_options.push_back(index);  // listed twice counts once
       }
   }
   if (auto v = optional_int(section, "top_k", "/search", d)) top_k = *v;
@@ -400,22 +400,18 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
 
 SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
   try {
-    const CommandOutput parsed = [&]() -> CommandOutput {
-      json document;
-      try {
-        document = json::parse(request_json.begin(), request_json.end());
-      } catch (const json::parse_error& e) {
-        return {json({{"ok", false},
-                      {"errors", {{{"code", "JSON_SYNTAX"}, {"path", ""},
-                                   {"message", std::string("the request is not valid JSON: ") + e.what()}}}}})
-                    .dump(),
-                2};
-      }
-      impl_->parse(document);
-      if (!impl_->diagnostics.ok()) return detail::invalid(impl_->diagnostics);
-      return {"", 0};
-    }();
-    impl_->error = parsed.json;
+    // The same checked parse as every other command: size, depth, value count, number range.
+    Diagnostics checks;
+    const auto document = parse_json_text(request_json, checks);
+    if (!document) {
+      impl_->error = detail::invalid(checks).json;
+      return;
+    }
+    impl_->parse(*document);
+    if (!impl_->diagnostics.ok()) impl_->error = detail::invalid(impl_->diagnostics).json;
+  } catch (const std::bad_alloc&) {
+    impl_->error = json({{"ok", false}, {"errors", {{{"code", "OUT_OF_MEMORY"}, {"path", ""},
+                                                     {"message", "the engine ran out of memory on this request."}}}}}).dump();
   } catch (const std::exception& e) {
     impl_->error = json({{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", e.what()}}}}}).dump();
   }

@@ -33,7 +33,7 @@ TEST(Limits, InputAboveTheByteCapIsRejectedBeforeParsing) {
   text.push_back(' ');
   const json r = run_text("estimate", text);
   EXPECT_EQ(error_codes(r), std::vector<std::string>{"INPUT_TOO_LARGE"});
-  EXPECT_NE(r["errors"][0]["message"].get<std::string>().find("67108865 bytes"), std::string::npos);
+  EXPECT_NE(r["errors"][0]["message"].get<std::string>().find("more than 67108864 bytes"), std::string::npos);
 }
 
 TEST(Limits, NestingDepthIsCappedAtSixtyFour) {

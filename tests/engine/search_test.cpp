@@ -155,5 +155,15 @@ TEST(Search, RangesExpand) {
   EXPECT_EQ(r["result"]["counts"]["space"], 4);  // 1, 2, 4, 8
 }
 
+// The session reads its request through the same checked parse as every command.
+TEST(Search, SessionChecksTheRequestText) {
+  SearchSession too_precise(R"({"model": {"layers": [{"name": "l", "forward_ms": 1e400}]}})");
+  EXPECT_TRUE(has_error(json::parse(too_precise.error()), "JSON_NUMBER_RANGE", "")) << too_precise.error();
+  SearchSession broken(std::string("{\"model\": \"\xff\""));
+  const json r = json::parse(broken.error());
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_EQ(error_codes(r), std::vector<std::string>{"JSON_SYNTAX"}) << broken.error();
+}
+
 }  // namespace
 }  // namespace ppb::test
