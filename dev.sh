@@ -180,6 +180,7 @@ run_tests() {
   check_suite cli-smoke bash tests/cli_smoke.sh build/native/ppb
   node_suite browser-tests node --test --test-reporter=tap tests/web/
   node_suite bad-inputs node --test --test-reporter=tap tests/bad-inputs.test.mjs
+  node_suite contract-doc node --test --test-reporter=tap tests/contract-doc.test.mjs
   echo
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]

@@ -1,0 +1,309 @@
+// docs/contract.md is the field reference of the request and response contract; this keeps it
+// complete. Every row of a field table there starts with the field's path in backticks
+// (`pipeline.pp_degree`, `result.stages[].memory.peak_mib`; `[]` for every array element, `<option>`
+// and the like for a key the user chooses). The test
+//   - runs every command through the CLI (build/native/ppb) on real requests, collects every key
+//     path of every response and requires a row for each, and a response for each response row;
+//   - scans the request parsers in engine/src for the field names they read and requires a request
+//     row for each, and a parser read for each request row;
+//   - checks on a small hand-worked plan that the per-micro-batch and per-step units the page
+//     states are the ones the engine reports (numbers from interface.md's formulas).
+// Run by ./dev.sh test after ./dev.sh build; alone: node --test tests/contract-doc.test.mjs
+// (PPB_CLI=path/to/ppb to use another build).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = process.env.PPB_CLI ?? join(root, 'build', 'native', 'ppb');
+const docText = readFileSync(join(root, 'docs', 'contract.md'), 'utf8');
+
+// ---- the page -----------------------------------------------------------------------------------
+
+// Rows of the tables whose header's first cell is "field": the backticked path of each.
+function documentedPaths(text) {
+  const paths = [];
+  let inFieldTable = false;
+  let previousWasTable = false;
+  for (const line of text.split('\n')) {
+    const isTable = line.startsWith('|');
+    if (isTable && !previousWasTable) inFieldTable = /^\|\s*field\s*\|/.test(line);
+    else if (isTable && inFieldTable) {
+      const cell = /^\|\s*`([^`]+)`\s*\|/.exec(line);
+      if (cell) paths.push(cell[1]);
+      else if (!/^\|[\s|:-]+\|?\s*$/.test(line)) paths.push(`(row without a backticked path) ${line}`);
+    }
+    previousWasTable = isTable;
+  }
+  return paths;
+}
+
+const documented = documentedPaths(docText);
+const documentedSet = new Set(documented);
+const RESPONSE_ROOTS = new Set(['ok', 'command', 'result', 'errors', 'warnings']);
+const rootOf = (path) => path.split(/[.[]/)[0];
+const segmentsOf = (path) => path.split('.').map((s) => s.replace(/\[\]/g, ''));
+const isPlaceholder = (segment) => /^<\w+>$/.test(segment);
+const responseRows = documented.filter((p) => RESPONSE_ROOTS.has(rootOf(p)));
+const requestRows = documented.filter((p) => !RESPONSE_ROOTS.has(rootOf(p)));
+
+// Objects whose keys the user chooses: the prefix of every documented path with a <placeholder>.
+const mapKeys = new Map();
+for (const path of documented) {
+  const parts = path.split('.');
+  parts.forEach((part, i) => {
+    if (isPlaceholder(part)) mapKeys.set(parts.slice(0, i).join('.'), part);
+  });
+}
+
+// Parts of one response documented as another part: balance's baseline is an estimate result, and
+// import's model a model document (the page says so in those rows).
+const ALIASES = new Map([
+  ['result.baseline', 'result'],
+  ['result.model', 'model'],
+]);
+
+// Every key path of a response, arrays collapsed to [] and user-chosen keys to their placeholder.
+function keyPaths(value, path = '', out = new Set()) {
+  if (Array.isArray(value)) {
+    for (const element of value) keyPaths(element, `${path}[]`, out);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const name = mapKeys.get(path) ?? key;
+      const childPath = path ? `${path}.${name}` : name;
+      out.add(childPath);
+      keyPaths(child, ALIASES.get(childPath) ?? childPath, out);
+    }
+  }
+  return out;
+}
+
+// ---- the engine ---------------------------------------------------------------------------------
+
+function run(command, request) {
+  assert.ok(existsSync(cli), `${cli} is missing; run ./dev.sh build first`);
+  const out = spawnSync(cli, [command, '-'], { input: JSON.stringify(request), encoding: 'utf8', timeout: 120_000 });
+  assert.ok(out.stdout, `ppb ${command} printed nothing (status ${out.status}): ${out.stderr}`);
+  return { status: out.status, response: JSON.parse(out.stdout) };
+}
+
+const example = JSON.parse(readFileSync(join(root, 'examples', 'dense-8l.json'), 'utf8'));
+const sapp = JSON.parse(readFileSync(join(root, 'examples', 'sapp-llama-80l.json'), 'utf8'));
+
+// The dense example with a layer component, so that every per-stage breakdown has something in it.
+function model() {
+  const m = structuredClone(example);
+  m.layers[1].components = { tp_comm: { forward_ms: 0.2, backward_ms: 0.4, static_mib: 1, activation_mib: 2 } };
+  return m;
+}
+
+const transformer = {
+  transformer: { name: 'small moe', num_layers: 4, hidden_size: 256, num_attention_heads: 8, num_query_groups: 4,
+                 ffn_hidden_size: 1024, gated_mlp: true, normalization: 'rmsnorm', dropout: false, vocab_size: 1000,
+                 make_vocab_size_divisible_by: 64, seq_length: 128, tied_embeddings: false,
+                 moe: { num_experts: 4, top_k: 2, expert_ffn_hidden_size: 512, first_dense_layers: 1, shared_experts: 1 } },
+  parallel: { tp_degree: 2, sequence_parallel: true, cp_degree: 1, ep_degree: 2, dp_degree: 2 },
+  training: { micro_batch_size: 1, precision: 'bf16', distributed_optimizer: true, recompute_options: ['full', 'selective'] },
+  device: { peak_tflops: 100, compute_efficiency: 0.5 },
+};
+
+// Requests that between them reach every response field: status 0 expected unless said.
+const runs = [
+  ['estimate', {
+    model: model(),
+    training: { global_batch_size: 16, micro_batch_size: 1, dp_degree: 2 },
+    device: { memory_limit_mib: 4000, reserved_mib: 100, p2p_bandwidth_gbs: 25, p2p_latency_ms: 0.02 },
+    pipeline: { pp_degree: 2, schedule: '1f1b', layer_offset: [1, -1], recompute: { full: [1, 0] }, include_timeline: true },
+    components: [{ name: 'dp_grad_sync', step_ms: [3, 4], memory_mib: 50 }],
+    not_a_field: true, // a warning
+  }],
+  ['estimate', { model: model(), pipeline: { pp_degree: 0, layer_offset: [1] } }, 2], // errors
+  ['estimate', { ...transformer, pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'zb_h1', include_timeline: true } }],
+  ['balance', {
+    model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 8, include_timeline: true },
+    components: [{ name: 'dp_grad_sync', step_ms: 2 }],
+    balance: { recompute_options: ['full', 'selective'], tolerance: 0, time_budget_ms: 5000 },
+  }],
+  ['balance', {
+    model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 8 },
+    balance: { mode: 'offset', offset_range: 2, max_candidates: 100 },
+  }],
+  ['search', {
+    model: model(), device: { memory_limit_mib: 6000 },
+    training: { global_batch_size: 64, micro_batch_size: 1, world_size: 8 },
+    search: { pp_degree: [1, 2, 4, 8, 16], vpp_degree: [1, 2], schedule: ['1f1b', 'interleaved_1f1b'], top_k: 20 },
+  }],
+  ['search', {
+    model: model(), device: { memory_limit_mib: 6000 }, training: { dp_degree: 2 },
+    search: { pp_degree: { min: 2, max: 4, factor: 2 }, micro_batch_num: { min: 4, max: 8, step: 4 }, schedule: ['zb_h1'],
+              recompute_options: ['full'], max_candidates: 100, time_budget_ms: 60000, candidate_time_ms: 50 },
+  }],
+  ['import', sapp],
+  ['import', { sapp }],
+  ['import', transformer],
+  ['import', { model: model() }],
+  ...['mindformers', 'megatron', 'chrome-trace'].map((to) => ['export', {
+    model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, recompute: { layers: { full: [1, 2] } } }, export: { to },
+  }]),
+  ['export', {
+    model: model(), pipeline: { pp_degree: 2, vpp_degree: 2, micro_batch_num: 4, schedule: 'interleaved_1f1b' },
+    export: { to: 'mindformers' },
+  }],
+];
+
+const responses = runs.map(([command, request, status = 0]) => ({ command, status, ...run(command, request) }));
+
+// ---- the tests ----------------------------------------------------------------------------------
+
+test('every table row of the field tables names its field in backticks', () => {
+  const bad = documented.filter((p) => p.startsWith('(row without'));
+  assert.deepEqual(bad, []);
+  const repeated = documented.filter((p, i) => documented.indexOf(p) !== i);
+  assert.deepEqual(repeated, [], 'a field documented twice');
+  assert.ok(responseRows.length > 100 && requestRows.length > 100, 'the page lost its tables');
+});
+
+test('every request runs as expected', () => {
+  for (const { command, status, response } of responses) {
+    assert.equal(response.ok, status === 0, `${command}: ${JSON.stringify(response.errors ?? '')}`);
+    if (status === 0) assert.equal(response.command, command);
+  }
+});
+
+test('every response field is documented', () => {
+  const missing = new Set();
+  for (const { command, response } of responses)
+    for (const path of keyPaths(response)) if (!documentedSet.has(path)) missing.add(`${command}: ${path}`);
+  assert.deepEqual([...missing].sort(), [], 'response fields without a row in docs/contract.md');
+});
+
+test('every documented response field is produced', () => {
+  const produced = new Set();
+  for (const { response } of responses) for (const path of keyPaths(response)) produced.add(path);
+  const unproduced = responseRows.filter((p) => !produced.has(p));
+  assert.deepEqual(unproduced, [], 'rows of docs/contract.md that no response has (stale, or not reached by a request here)');
+});
+
+// ---- request fields: what the parsers read --------------------------------------------------------
+
+// Which request sections each parser reads: a name it reads must be documented under one of them.
+const PARSERS = {
+  'io.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export', 'transformer', 'parallel'],
+  'balance_command.cpp': ['balance'],
+  'search.cpp': ['search', 'training', 'parallel', 'balance'],
+  'transformer.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
+  'sapp.cpp': ['sapp'],
+  'import.cpp': ['sapp', 'transformer', 'model'],
+  'export_command.cpp': ['export'],
+};
+
+// Sources that read no request field (they take parsed values, or write responses).
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate.cpp', 'export.cpp', 'plan.cpp', 'schedule.cpp',
+                     'simulate.cpp', 'trace.cpp'];
+
+// Field names a parser reads: string literals passed to the field readers (Fields, Section and
+// Reader get/has/allow/quantity/integer/...; json contains/find/at/[]), listed in the loops and
+// tables that feed them, or compared with a key.
+function fieldsRead(source) {
+  const code = source.replace(/(^|[\s;{}])\/\/.*$/gm, '$1');
+  const names = new Set();
+  const add = (re, groups = [1]) => {
+    for (const m of code.matchAll(re)) for (const g of groups) names.add(m[g]);
+  };
+  const addLists = (re) => {
+    for (const m of code.matchAll(re)) for (const n of m[1].matchAll(/"(\w+)"/g)) names.add(n[1]);
+  };
+  add(/(?:\.|->)(?:get|has|allow|quantity|integer|integers|string|boolean|object|number|contains|find|at)\(\s*"(\w+)"/g);
+  add(/\["(\w+)"\](?!\s*=(?!=))/g);
+  add(/\bsection\("(\w+)"\)/g);
+  add(/optional_int\(\s*\w+,\s*"(\w+)"/g);
+  add(/std::pair\{"(\w+)"/g);
+  add(/field\.key\(\) == "(\w+)"/g);
+  add(/key\(\) != "(\w+)"/g);
+  addLists(/for \(const char\* \w+ : \{([^}]*)\}\)/g);
+  addLists(/allow\(\{([^}]*)\}\)/g);
+  addLists(/known\[\] = \{([^}]*)\}/g);
+  addLists(/kBodyOnlyFields = \{([^}]*)\}/g);
+  add(/\{"\w+", "(\w+)", "(\w+)", "(\w+)", [\d.]+\}/g, [1, 2, 3]); // SAPP recompute kinds
+  return names;
+}
+
+const read = Object.fromEntries(
+  Object.keys(PARSERS).map((file) => [file, fieldsRead(readFileSync(join(root, 'engine', 'src', file), 'utf8'))]));
+
+test('every engine source is either scanned as a parser or known to read no request field', () => {
+  const sources = readdirSync(join(root, 'engine', 'src')).filter((f) => f.endsWith('.cpp'));
+  const unknown = sources.filter((f) => !(f in PARSERS) && !NOT_PARSERS.includes(f));
+  assert.deepEqual(unknown, [], 'new sources: add them to PARSERS (with the sections they read) or NOT_PARSERS');
+});
+
+test('the scan of the parsers finds the fields interface.md names', () => {
+  const expected = {
+    'io.cpp': ['format', 'layers', 'count', 'pin', 'forward_ms', 'backward_ms', 'weight_backward_ms', 'params',
+               'weights_mib', 'grads_mib', 'optimizer_mib', 'static_mib', 'activation_mib', 'send_mib', 'recompute',
+               'extra_ms', 'global_batch_size', 'micro_batch_size', 'dp_degree', 'bytes_per_param', 'memory_limit_mib',
+               'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'pp_degree', 'vpp_degree', 'micro_batch_num',
+               'schedule', 'stage_partition', 'stage_layers', 'layer_offset', 'allow_empty_stages'],
+    'balance_command.cpp': ['recompute_options'],
+    'search.cpp': ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule', 'top_k'],
+    'transformer.cpp': ['num_layers', 'hidden_size', 'num_attention_heads', 'num_query_groups', 'ffn_hidden_size',
+                        'gated_mlp', 'normalization', 'dropout', 'vocab_size', 'seq_length', 'tied_embeddings', 'moe',
+                        'num_experts', 'top_k', 'expert_ffn_hidden_size', 'first_dense_layers', 'shared_experts',
+                        'tp_degree', 'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'precision',
+                        'distributed_optimizer', 'peak_tflops', 'compute_efficiency'],
+    'sapp.cpp': ['layers_description'],
+    'import.cpp': ['transformer', 'model'],
+    'export_command.cpp': ['export', 'to'],
+  };
+  for (const [file, names] of Object.entries(expected))
+    assert.deepEqual(names.filter((n) => !read[file].has(n)), [], `${file}: the scan misses fields it reads`);
+});
+
+test('every request field a parser reads is documented', () => {
+  const missing = [];
+  for (const [file, roots] of Object.entries(PARSERS))
+    for (const name of read[file]) {
+      const found = requestRows.some((row) => roots.includes(rootOf(row)) && segmentsOf(row).includes(name));
+      if (!found) missing.push(`${file}: ${name} (under ${roots.join(', ')})`);
+    }
+  assert.deepEqual(missing.sort(), [], 'request fields without a row in docs/contract.md');
+});
+
+test('every documented request field is read by a parser', () => {
+  const unread = requestRows.filter((row) => {
+    const name = segmentsOf(row).filter((s) => !isPlaceholder(s)).pop();
+    return !Object.entries(PARSERS).some(([file, roots]) => roots.includes(rootOf(row)) && read[file].has(name));
+  });
+  assert.deepEqual(unread, [], 'rows of docs/contract.md that no parser reads');
+});
+
+// ---- the units the page states --------------------------------------------------------------------
+
+test('stage times are per micro batch except busy and bubble, which are per step', () => {
+  // 4 layers of forward 1 ms (backward defaults to 2 x forward), pp 2, m 4, 1f1b, free transfers:
+  // per micro batch a stage runs F = 2 and B = 4 ms. interface.md's uniform check gives the step
+  // (m + pp - 1)(F + B) = 5 x 6 = 30 ms; each stage is busy m(F + B) = 24 ms of it.
+  const { response } = run('estimate', {
+    model: { layers: [{ name: 'l', count: 4, forward_ms: 1, static_mib: 100, activation_mib: 10 }] },
+    device: { reserved_mib: 50 },
+    pipeline: { pp_degree: 2, micro_batch_num: 4 },
+  });
+  const r = response.result;
+  assert.equal(r.step_time_ms, 30);
+  for (const stage of r.stages) {
+    assert.equal(stage.time.forward_ms, 2);
+    assert.equal(stage.time.backward_ms, 4);
+    assert.equal(stage.time.busy_ms, 24);
+    assert.equal(stage.time.bubble_ms, 6);
+  }
+  assert.deepEqual(r.bubble.per_stage_ms, [6, 6]);
+  assert.equal(r.bubble.fraction, 12 / (2 * 30));
+  // 1f1b holds min(pp - s, m) micro batches on stage s, 10 MiB per layer each; peak = static +
+  // reserved + activation peak.
+  assert.deepEqual(r.stages.map((s) => s.memory.in_flight_micro_batches), [2, 1]);
+  assert.deepEqual(r.stages.map((s) => s.memory.activation_mib), [2 * 2 * 10, 1 * 2 * 10]);
+  assert.deepEqual(r.stages.map((s) => s.memory.peak_mib), [200 + 50 + 40, 200 + 50 + 20]);
+});
