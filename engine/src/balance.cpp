@@ -118,9 +118,19 @@ class Balancer {
     stage_pb_.assign(static_cast<std::size_t>(pp_) + 1, 0);
     costs_.assign(static_cast<std::size_t>(V_), VirtualStageCost{});
 
-    suffix_bound();
+    // The bound table with exact recompute gets half the time budget; when it cannot finish, the
+    // relaxed table (recompute time left out, still a lower bound) is built in what is left, and
+    // when even that cannot finish the search runs on its per-stage bounds alone.
+    const auto start = std::chrono::steady_clock::now();
+    if (!options_.exact_bound_table || !suffix_bound(true, start + (deadline_ - start) / 2)) {
+      table_ = Table::relaxed;
+      if (!suffix_bound(false, deadline_)) {
+        table_ = Table::none;
+        for (auto& row : suffix_) std::fill(row.begin(), row.end(), 0.0);
+      }
+    }
     // Incumbents: the plan the suffix bound is built from, and the even split.
-    if (suffix_[0][0] < kInf) try_plan(suffix_plan());
+    if (table_ != Table::none && suffix_[0][0] < kInf) try_plan(suffix_plan());
     try_plan(even_ends());
     lower_bound_ = suffix_[0][0];
 
@@ -425,7 +435,11 @@ class Balancer {
   // suffix_[v][a]: the least possible max over virtual stages v.. of the stage bound, when stage v
   // starts at layer a, using the base prefix times (no recompute in earlier stages, the cheapest
   // transfer). For vpp > 1 it is computed per virtual stage, a relaxation, and used for the incumbent.
-  void suffix_bound() {
+  // With `with_recompute` false a stage's recompute time counts as 0 when its most-saving options
+  // fit (a weaker bound without frontiers: O(1) per cell instead of a frontier per range, which on
+  // thousands of distinct layers is what dominates). Returns false, the table unfinished, when
+  // `until` passes.
+  bool suffix_bound(bool with_recompute, std::chrono::steady_clock::time_point until) {
     double min_send = kInf;
     for (int i = 0; i < L_; ++i) min_send = std::min(min_send, transfer_ms(device_, layer(i).send_mib));
     if (pp_ == 1 || min_send == kInf) min_send = 0;
@@ -435,6 +449,7 @@ class Balancer {
     suffix_[static_cast<std::size_t>(V_)][static_cast<std::size_t>(L_)] = 0;
     // Start layer outermost (descending), so each start's frontier chain is used in one burst.
     for (int a = L_; a >= 0; --a) {
+      if (std::chrono::steady_clock::now() > until) return false;
       trim_cache();
       for (int v = V_ - 1; v >= 0; --v) {
         const int s = v % pp_;
@@ -445,7 +460,7 @@ class Balancer {
         for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
           const double after = suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
           if (after == kInf) continue;
-          const double extra = V_ == pp_ ? stage_extra(s, {{a, b}}, nullptr) : 0.0;
+          const double extra = V_ != pp_ ? 0.0 : with_recompute ? stage_extra(s, {{a, b}}, nullptr) : least_extra(s, a, b);
           if (extra == kInf) break;  // more layers only need more memory
           const Bounds bound = V_ == pp_ ? stage_bounds(s, pf, pb, a, b, extra) : Bounds{0, 0};
           if (bound.growing >= best) break;  // only grows with b
@@ -459,6 +474,14 @@ class Balancer {
         suffix_next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best_b;
       }
     }
+    return true;
+  }
+
+  // A lower bound of stage_extra for one chunk [a, b) on stage s: 0 when the most-saving options
+  // fit, kInf when even they do not.
+  double least_extra(int s, int a, int b) const {
+    const double h = held_[static_cast<std::size_t>(s)];
+    return fits(h * range(prefix_least_act_, a, b), limit_for(s) - range(prefix_static_, a, b)) ? 0.0 : kInf;
   }
 
   int first_end(int v, int a) const {
@@ -497,7 +520,8 @@ class Balancer {
     if (budget_hit_) return true;
     ++nodes_;
     if (nodes_ > options_.node_budget || simulations_ > options_.simulation_budget) budget_hit_ = true;
-    if ((nodes_ & 255) == 0 && std::chrono::steady_clock::now() > deadline_) budget_hit_ = true;
+    // Checked at every node: a node's loop over its ends can build frontiers over thousands of layers.
+    if (std::chrono::steady_clock::now() > deadline_) budget_hit_ = true;
     return budget_hit_;
   }
 
@@ -699,6 +723,12 @@ class Balancer {
 
   std::vector<std::string> why_not_exact() const {
     std::vector<std::string> notes;
+    if (table_ == Table::relaxed)
+      notes.push_back("the time budget did not allow the bound table with exact recompute (one recompute frontier per "
+                      "layer range); a weaker table that leaves recompute time out was used");
+    if (table_ == Table::none)
+      notes.push_back("the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
+                      "search used per-stage bounds only, starting from the even split");
     if (budget_hit_) notes.push_back("the search stopped at its budget before every candidate was ruled out");
     if (thinned_) notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierCap) + " points");
     if (shape_.vpp_degree > 1)
@@ -735,6 +765,8 @@ class Balancer {
   bool thinned_ = false;
   std::vector<std::vector<double>> suffix_;
   std::vector<std::vector<int>> suffix_next_;
+  enum class Table { exact, relaxed, none };
+  Table table_ = Table::exact;  // which suffix table the search had
   double lower_bound_ = 0;
   // search state
   std::vector<int> ends_;
@@ -772,8 +804,10 @@ Plan with_best_recompute(const Model& model, const Device& device, Plan plan, co
 
 std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
                                            const std::vector<int>& recompute_options, int range,
-                                           bool allow_empty_stages, std::int64_t limit, bool& complete,
-                                           const std::vector<StageComponent>& components) {
+                                           bool allow_empty_stages, std::int64_t limit, double time_budget_ms,
+                                           OffsetSearchStop& stop, const std::vector<StageComponent>& components) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<std::int64_t>(std::min(time_budget_ms, 1e12) * 1000));
   const int V = shape.virtual_stages();
   const int body = model.body_count();
   const int base = body / V;
@@ -788,47 +822,66 @@ std::vector<OffsetCandidate> offset_search(const Model& model, const Device& dev
     return std::max(-base, (pinned ? 0 : min_body) - base);
   };
   std::vector<OffsetCandidate> out;
-  complete = true;
+  stop = OffsetSearchStop::none;
   std::vector<int> offset(static_cast<std::size_t>(V));
-  // Depth-first over the stages, keeping the running sum reachable from what is left.
   std::vector<int> lo(static_cast<std::size_t>(V)), hi(static_cast<std::size_t>(V));
   for (int v = 0; v < V; ++v) {
     lo[static_cast<std::size_t>(v)] = std::max(even_offset[static_cast<std::size_t>(v)] - range, floor_of(v));
     hi[static_cast<std::size_t>(v)] = even_offset[static_cast<std::size_t>(v)] + range;
   }
+  // Over the stages from v on: the least and largest sum of offsets, and the largest distance from
+  // the even split's offsets.
   std::vector<long long> lo_rest(static_cast<std::size_t>(V) + 1, 0), hi_rest(static_cast<std::size_t>(V) + 1, 0);
+  std::vector<long long> far_rest(static_cast<std::size_t>(V) + 1, 0);
   for (int v = V - 1; v >= 0; --v) {
-    lo_rest[static_cast<std::size_t>(v)] = lo_rest[static_cast<std::size_t>(v) + 1] + lo[static_cast<std::size_t>(v)];
-    hi_rest[static_cast<std::size_t>(v)] = hi_rest[static_cast<std::size_t>(v) + 1] + hi[static_cast<std::size_t>(v)];
+    const auto k = static_cast<std::size_t>(v);
+    lo_rest[k] = lo_rest[k + 1] + lo[k];
+    hi_rest[k] = hi_rest[k + 1] + hi[k];
+    far_rest[k] = far_rest[k + 1] + std::max(hi[k] - even_offset[k], even_offset[k] - lo[k]);
   }
-  auto visit = [&](auto&& self, int v, long long sum) -> void {
-    if (!complete) return;
+  auto evaluate = [&] {
+    Plan plan = shape;
+    plan.stage_layers.assign(static_cast<std::size_t>(V), 0);
+    for (int u = 0; u < V; ++u) {
+      plan.stage_layers[static_cast<std::size_t>(u)] = base + offset[static_cast<std::size_t>(u)];
+      if (u == 0) plan.stage_layers[0] += model.pinned_first;
+      if (u == V - 1) plan.stage_layers[static_cast<std::size_t>(u)] += model.pinned_last;
+    }
+    plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+    plan = with_best_recompute(model, device, plan, recompute_options, components);
+    out.push_back({offset, estimate(model, device, plan, false, components)});
+  };
+  // Depth-first over the stages, the offsets exactly `distance` (summed |offset - even offset|)
+  // from the even split's, keeping the running sum reachable from what is left. Distances are taken
+  // in increasing order, so a search cut by its limits has evaluated the smallest moves first.
+  std::int64_t steps = 0;
+  auto visit = [&](auto&& self, int v, long long sum, long long distance) -> void {
+    if (stop != OffsetSearchStop::none) return;
+    if (!out.empty() && (++steps & 63) == 0 && std::chrono::steady_clock::now() > deadline) {
+      stop = OffsetSearchStop::time_budget;
+      return;
+    }
     if (v == V) {
+      if (distance != 0) return;
       if (static_cast<std::int64_t>(out.size()) >= limit) {
-        complete = false;
+        stop = OffsetSearchStop::max_candidates;
         return;
       }
-      Plan plan = shape;
-      plan.stage_layers.assign(static_cast<std::size_t>(V), 0);
-      for (int u = 0; u < V; ++u) {
-        plan.stage_layers[static_cast<std::size_t>(u)] = base + offset[static_cast<std::size_t>(u)];
-        if (u == 0) plan.stage_layers[0] += model.pinned_first;
-        if (u == V - 1) plan.stage_layers[static_cast<std::size_t>(u)] += model.pinned_last;
-      }
-      plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
-      plan = with_best_recompute(model, device, plan, recompute_options, components);
-      out.push_back({offset, estimate(model, device, plan, false, components)});
+      evaluate();
+      if (std::chrono::steady_clock::now() > deadline) stop = OffsetSearchStop::time_budget;
       return;
     }
     const auto k = static_cast<std::size_t>(v);
     for (int o = lo[k]; o <= hi[k]; ++o) {
       const long long rest = remainder - sum - o;
-      if (rest < lo_rest[k + 1] || rest > hi_rest[k + 1]) continue;
+      const long long left = distance - std::abs(o - even_offset[k]);
+      if (rest < lo_rest[k + 1] || rest > hi_rest[k + 1] || left < 0 || left > far_rest[k + 1]) continue;
       offset[k] = o;
-      self(self, v + 1, sum + o);
+      self(self, v + 1, sum + o, left);
     }
   };
-  visit(visit, 0, 0);
+  for (long long distance = 0; distance <= far_rest[0] && stop == OffsetSearchStop::none; ++distance)
+    visit(visit, 0, 0, distance);
   std::stable_sort(out.begin(), out.end(), [](const OffsetCandidate& x, const OffsetCandidate& y) {
     if (x.estimate.feasible != y.estimate.feasible) return x.estimate.feasible;
     return x.estimate.step_time_ms < y.estimate.step_time_ms;

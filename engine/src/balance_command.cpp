@@ -135,10 +135,10 @@ CommandOutput run_balance(const json& document) {
   json result;
   json method;
   if (settings.mode == "offset") {
-    bool complete = true;
+    OffsetSearchStop stop = OffsetSearchStop::none;
     const auto candidates = offset_search(request.model, request.device, *shape, settings.recompute_options,
                                           settings.offset_range, request.pipeline.allow_empty_stages,
-                                          settings.max_candidates, complete, request.components);
+                                          settings.max_candidates, settings.time_budget_ms, stop, request.components);
     const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
     result = estimate_json(best, request.model, timeline);
     json ranked = json::array();
@@ -157,8 +157,18 @@ CommandOutput run_balance(const json& document) {
     method = {{"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
                                 " of the even split, each with its least-time recompute that fits memory, simulated"},
               {"evaluated", candidates.size()},
-              {"complete", complete},
-              {"proven_optimal", false}};
+              {"complete", stop == OffsetSearchStop::none},
+              {"proven_optimal", false},
+              {"notes", json::array()}};
+    if (stop == OffsetSearchStop::max_candidates)
+      method["notes"].push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +
+                                "); the offsets nearest the even split were evaluated first");
+    const double whole = std::floor(settings.time_budget_ms);
+    const std::string budget = whole == settings.time_budget_ms ? std::to_string(static_cast<std::int64_t>(whole))
+                                                                  : json(settings.time_budget_ms).dump();
+    if (stop == OffsetSearchStop::time_budget)
+      method["notes"].push_back("stopped at the time budget (balance.time_budget_ms " + budget +
+                                "); the offsets nearest the even split were evaluated first");
     result["gain"] = gain_json(best, baseline);
   } else {
     BalanceOptions options;

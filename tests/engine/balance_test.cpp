@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <random>
+#include <set>
 
 #include "helpers.hpp"
 
@@ -155,6 +156,12 @@ TEST(Balance, NeverWorseThanExhaustiveSearch) {
     EXPECT_DOUBLE_EQ(e.step_time_ms, got.step_time_ms) << "trial " << trial;
     EXPECT_LE(got.step_time_ms, want.best_ms + 1e-9) << "trial " << trial << " over " << want.plans << " plans";
     EXPECT_TRUE(got.proven_optimal) << "trial " << trial;
+    // The relaxed bound table (recompute time left out), used when the exact one does not fit the
+    // time budget, is still a lower bound: the same optimum, proven.
+    opt.exact_bound_table = false;
+    const BalanceResult relaxed = balance(model, device, shape, opt);
+    EXPECT_DOUBLE_EQ(relaxed.step_time_ms, got.step_time_ms) << "trial " << trial;
+    EXPECT_TRUE(relaxed.proven_optimal) << "trial " << trial;
   }
   // The seeds must exercise both outcomes.
   EXPECT_GT(compared, 300);
@@ -244,6 +251,68 @@ TEST(Balance, AP_PP_07_OffsetSearchMovesBoundaries) {
   // The best offset moves decoders off the heavy first and last stages.
   EXPECT_LT(r["result"]["layer_offset"][0].get<int>(), 0);
   EXPECT_LT(r["result"]["layer_offset"][3].get<int>(), 0);
+}
+
+// Cut by max_candidates, the offset search has evaluated the offsets nearest the even split: with
+// 4 stages of base 2 and offsets summing to 0, distance 0 is the even split alone, no offset is at
+// distance 1 (a single +-1 breaks the sum), and distance 2 holds one +1 and one -1 on two of the 4
+// stages, 4 x 3 = 12 offsets. So 13 candidates are exactly those 13.
+TEST(Balance, OffsetSearchEvaluatesTheNearestOffsetsFirst) {
+  json req = heavy_ends_request();
+  req["balance"] = {{"mode", "offset"}, {"offset_range", 2}, {"max_candidates", 13}};
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& method = r["result"]["method"];
+  EXPECT_EQ(method["evaluated"], 13);
+  EXPECT_FALSE(method["complete"]);
+  ASSERT_EQ(method["notes"].size(), 1u);
+  EXPECT_NE(method["notes"][0].get<std::string>().find("max_candidates (13)"), std::string::npos);
+  std::set<std::vector<int>> seen;
+  for (const auto& c : r["result"]["offsets"]) {
+    const auto offset = c["layer_offset"].get<std::vector<int>>();
+    int distance = 0;
+    for (int o : offset) distance += std::abs(o);
+    EXPECT_TRUE(distance == 0 || distance == 2) << c.dump();
+    seen.insert(offset);
+  }
+  EXPECT_EQ(seen.size(), 13u);
+  EXPECT_TRUE(seen.count({0, 0, 0, 0}));
+}
+
+// The time budget ends the offset search too; the even split is always evaluated first.
+TEST(Balance, OffsetSearchStopsAtItsTimeBudget) {
+  json req = heavy_ends_request();
+  req["balance"] = {{"mode", "offset"}, {"offset_range", 2}, {"time_budget_ms", 0.001}};
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& method = r["result"]["method"];
+  EXPECT_EQ(method["evaluated"], 1);
+  EXPECT_FALSE(method["complete"]);
+  ASSERT_EQ(method["notes"].size(), 1u);
+  EXPECT_NE(method["notes"][0].get<std::string>().find("time budget (balance.time_budget_ms 0.001)"), std::string::npos);
+  EXPECT_EQ(r["result"]["layer_offset"], json({0, 0, 0, 0}));
+}
+
+// A budget too small for the bound tables still answers: the even split with its best recompute
+// (here 3 selective layers on stage 0, as AP-PP-09 below derives), not proven, saying why.
+TEST(Balance, ATinyTimeBudgetGivesTheEvenSplitWithItsRecompute) {
+  json layers = {{{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+                  {"activation_mib", 100},
+                  {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
+                                 {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+  const json req = {{"model", {{"layers", layers}}},
+                    {"device", {{"memory_limit_mib", 1000}}},
+                    {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}}},
+                    {"balance", {{"time_budget_ms", 0.001}}}};
+  const json r = run("balance", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_TRUE(r["result"]["feasible"]);
+  EXPECT_EQ(r["result"]["stage_layers"], json({4, 4}));
+  EXPECT_EQ(r["result"]["layer_recompute"], json({{"selective", {0, 1, 2}}}));
+  EXPECT_FALSE(r["result"]["method"]["proven_optimal"]);
+  const std::string notes = r["result"]["method"]["notes"].dump();
+  EXPECT_NE(notes.find("the time budget did not allow"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("stopped at its budget"), std::string::npos) << notes;
 }
 
 // AP-PP-09: 8 decoders (F 2, B 4, activation 100, static 100; full keeps 10 for +2 ms, selective

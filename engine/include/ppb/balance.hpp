@@ -31,6 +31,9 @@ struct BalanceOptions {
   // Relative: a branch whose bound is within it of the best time is not explored, so the result is
   // at most (1 + tolerance) x the optimum. 0 searches for the exact optimum.
   double tolerance = 0;
+  // The suffix bound table with exact recompute (one frontier per layer range) gets half the time
+  // budget before the relaxed one replaces it; false builds the relaxed table at once (tests).
+  bool exact_bound_table = true;
   std::vector<StageComponent> components;  // outside per-stage time and memory (request.components)
 };
 
@@ -61,12 +64,16 @@ struct OffsetCandidate {
   Estimate estimate;
 };
 
+enum class OffsetSearchStop { none, max_candidates, time_budget };
+
 // Every legal layer_offset within +-range of the even split's, each with its best recompute,
-// ranked: feasible first, then by step time. At most `limit` candidates are evaluated; `complete`
-// tells whether every one in range was.
+// ranked: feasible first, then by step time. Offsets are visited nearest the even split first (by
+// the summed distance of their entries); at most `limit` are evaluated and no new one is started
+// after `time_budget_ms`. `stop` tells which of the two ended the search, or none when every
+// offset in range was evaluated. The even split itself is always evaluated.
 std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
                                            const std::vector<int>& recompute_options, int range,
-                                           bool allow_empty_stages, std::int64_t limit, bool& complete,
-                                           const std::vector<StageComponent>& components = {});
+                                           bool allow_empty_stages, std::int64_t limit, double time_budget_ms,
+                                           OffsetSearchStop& stop, const std::vector<StageComponent>& components = {});
 
 }  // namespace ppb
