@@ -154,21 +154,22 @@ CommandOutput run_balance(const json& document) {
                         {"gain_ms", baseline.step_time_ms - c.estimate.step_time_ms}});
     }
     result["offsets"] = ranked;
+    const double whole = std::floor(settings.time_budget_ms);
+    const std::string budget = whole == settings.time_budget_ms ? std::to_string(static_cast<std::int64_t>(whole))
+                                                                  : json(settings.time_budget_ms).dump();
+    json notes = json::array();
+    if (stop == OffsetSearchStop::max_candidates)
+      notes.push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +
+                      "); the offsets nearest the even split were evaluated first");
+    if (stop == OffsetSearchStop::time_budget)
+      notes.push_back("stopped at the time budget (balance.time_budget_ms " + budget +
+                      "); the offsets nearest the even split were evaluated first");
     method = {{"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
                                 " of the even split, each with its least-time recompute that fits memory, simulated"},
               {"evaluated", candidates.size()},
               {"complete", stop == OffsetSearchStop::none},
               {"proven_optimal", false},
-              {"notes", json::array()}};
-    if (stop == OffsetSearchStop::max_candidates)
-      method["notes"].push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +
-                                "); the offsets nearest the even split were evaluated first");
-    const double whole = std::floor(settings.time_budget_ms);
-    const std::string budget = whole == settings.time_budget_ms ? std::to_string(static_cast<std::int64_t>(whole))
-                                                                  : json(settings.time_budget_ms).dump();
-    if (stop == OffsetSearchStop::time_budget)
-      method["notes"].push_back("stopped at the time budget (balance.time_budget_ms " + budget +
-                                "); the offsets nearest the even split were evaluated first");
+              {"notes", notes}};
     result["gain"] = gain_json(best, baseline);
   } else {
     BalanceOptions options;
