@@ -428,13 +428,22 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
         case PartitionForm::layer_offset: stage_layers = from_layer_offset(model, spec.partition, v, diagnostics); break;
       }
       if (stage_layers) {
-        if (!spec.allow_empty_stages)
+        if (!spec.allow_empty_stages) {
+          // One error naming the empty stages (the first 10): errors with one code and path are
+          // de-duplicated to the first, so one error per stage would name only the first stage.
+          std::string empty;
+          int empty_count = 0;
           for (int s = 0; s < v; ++s)
-            if ((*stage_layers)[static_cast<std::size_t>(s)] == 0)
-              diagnostics.error("EMPTY_STAGE", partition_field(spec.partition_form),
-                                "virtual stage " + str(s) + " gets no layer" +
-                                    (spec.partition_form == PartitionForm::even ? " from the even split" : "") +
-                                    "; move a boundary, lower pp_degree, or set pipeline.allow_empty_stages.");
+            if ((*stage_layers)[static_cast<std::size_t>(s)] == 0 && ++empty_count <= 10)
+              empty += (empty_count == 1 ? "" : ", ") + str(s);
+          if (empty_count > 10) empty += " and " + str(empty_count - 10) + " more";
+          if (empty_count > 0)
+            diagnostics.error("EMPTY_STAGE", partition_field(spec.partition_form),
+                              (empty_count == 1 ? "virtual stage " + empty + " gets" : "virtual stages " + empty + " get") +
+                                  " no layer" +
+                                  (spec.partition_form == PartitionForm::even ? " from the even split" : "") +
+                                  "; move a boundary, lower pp_degree, or set pipeline.allow_empty_stages.");
+        }
         plan.stage_layers = *stage_layers;
         plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
         for (const auto& [option_name, values] : spec.recompute) {

@@ -94,8 +94,9 @@ class Section {
   }
 
   // A whole number in [min, max]; `required` reports a missing one.
+  // `over_cap` is the code for a value above `max` (a cap of docs/limits.md may have its own).
   std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max, bool required,
-                                      const std::string& what_it_is = "") {
+                                      const std::string& what_it_is = "", const char* over_cap = "TOO_LARGE") {
     const json* j = get(key);
     if (!j) {
       if (required)
@@ -117,7 +118,7 @@ class Section {
       return std::nullopt;
     }
     if (x > static_cast<double>(max)) {
-      d_.error("TOO_LARGE", at(key), key + " is " + number_text(x) + ", above the cap of " + str(max) + ".");
+      d_.error(over_cap, at(key), key + " is " + number_text(x) + ", above the cap of " + str(max) + ".");
       return std::nullopt;
     }
     return static_cast<std::int64_t>(x);
@@ -277,7 +278,8 @@ void read_moe(Section& t, Description& m, ReadOk& ok, Diagnostics& d) {
 void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostics& d) {
   Section t(object, "/transformer", d);
   if (auto name = t.string("name")) m.name = *name;
-  const auto layers = t.integer("num_layers", 1, limits::max_layers - 2, true, "the number of decoder layers");
+  // With the embedding and the head the model may hold limits::max_layers layers.
+  const auto layers = t.integer("num_layers", 1, limits::max_layers - 2, true, "the number of decoder layers", "LAYER_LIMIT");
   const auto hidden = t.integer("hidden_size", 1, kMaxDimension, true, "the model width h");
   const auto heads = t.integer("num_attention_heads", 1, kMaxDimension, true, "attention heads a");
   const auto groups = t.integer("num_query_groups", 1, kMaxDimension, false);
@@ -329,7 +331,8 @@ std::optional<RecomputeOption> recompute_option_from_json(const json& j) {
 void read_training(const json* object, const std::optional<std::int64_t>& parallel_dp, Description& m,
                    Diagnostics& d) {
   Section tr(object, "/training", d);
-  tr.allow({"global_batch_size"});  // the request's, not the generator's
+  // The request's and the search's fields, not the generator's.
+  tr.allow({"global_batch_size", "world_size", "tp_degree", "cp_degree", "ep_degree"});
   m.micro_batch_size = tr.integer("micro_batch_size", 1, limits::max_batch, false).value_or(1);
   if (auto training_dp = tr.integer("dp_degree", 1, limits::max_batch, false)) {
     if (parallel_dp && *parallel_dp != *training_dp)
@@ -396,13 +399,16 @@ void check_parallel_rules(const Description& m, const ReadOk& ok, Diagnostics& d
     d.error("GROUPS_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree",
             "num_query_groups " + str(m.num_query_groups) + " is not divisible by tp_degree " + str(t) +
                 "; tensor parallelism gives every rank the same number of key/value groups.");
+  // One error for both FFN widths: two at the same code and path would be de-duplicated to the first.
+  std::string ffn_problem;
   if (t > 1 && ok.ffn && m.ffn_hidden_size % t != 0)
-    d.error("FFN_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree",
-            "ffn_hidden_size " + str(m.ffn_hidden_size) + " is not divisible by tp_degree " + str(t) + ".");
-  if (t > 1 && m.num_experts > 0 && ok.expert_ffn && m.expert_ffn_hidden_size % t != 0)
-    d.error("FFN_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree",
-            "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) + " is not divisible by tp_degree " + str(t) +
-                " (experts are split over the tensor-parallel ranks too).");
+    ffn_problem = "ffn_hidden_size " + str(m.ffn_hidden_size) + " is not divisible by tp_degree " + str(t);
+  if (t > 1 && m.num_experts > 0 && ok.expert_ffn && m.expert_ffn_hidden_size % t != 0) {
+    if (!ffn_problem.empty()) ffn_problem += "; ";
+    ffn_problem += "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) + " is not divisible by tp_degree " +
+                   str(t) + " (experts are split over the tensor-parallel ranks too)";
+  }
+  if (!ffn_problem.empty()) d.error("FFN_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree", ffn_problem + ".");
   if (ok.seq && m.cp_degree > 1 && m.seq_length % (2 * m.cp_degree) != 0)
     d.error("SEQ_NOT_DIVISIBLE_BY_CP", "/parallel/cp_degree",
             "seq_length " + str(m.seq_length) + " is not divisible by 2 x cp_degree = " + str(2 * m.cp_degree) +

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "helpers.hpp"
 #include "ppb/limits.hpp"
@@ -27,7 +28,7 @@ std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
-// expected.txt: "FILE CODE  # why", CODE an error code or "ok".
+// expected.txt: "FILE EXPECT [example]  # why", EXPECT an error code, "warning:CODE" or "ok".
 std::map<std::string, std::string> expected_codes() {
   std::map<std::string, std::string> expected;
   std::istringstream lines(read_bytes(kCorpus + "/expected.txt"));
@@ -36,20 +37,33 @@ std::map<std::string, std::string> expected_codes() {
     std::istringstream fields(line);
     std::string file, code;
     fields >> file >> code;
+    EXPECT_FALSE(expected.count(file)) << file << " is listed twice in expected.txt";
     expected[file] = code;
   }
   return expected;
 }
 
-// Checks the envelope and the expected code; returns the parsed response.
+// Checks the envelope and the expected outcome: "ok" (a result), "warning:CODE" (a result whose
+// warnings hold CODE) or an error code; returns the parsed response.
 json check(const std::string& command, const std::string& text, const std::string& code, const std::string& what) {
   const auto out = run_command(command, text);
   EXPECT_TRUE(json::accept(out.json)) << what << ": the response is not JSON";
   if (!json::accept(out.json)) return json();
   const json response = json::parse(out.json);
-  if (code == "ok") {
+  const std::string warning_prefix = "warning:";
+  if (code == "ok" || code.rfind(warning_prefix, 0) == 0) {
     EXPECT_EQ(response["ok"], true) << what << ": " << out.json.substr(0, 400);
     EXPECT_EQ(out.exit_code, 0) << what;
+    if (code != "ok") {
+      const std::string warning = code.substr(warning_prefix.size());
+      std::vector<std::string> warnings;
+      for (const auto& w : response.value("warnings", json::array())) {
+        EXPECT_TRUE(w["path"].is_string() && w["message"].is_string()) << what;
+        warnings.push_back(w.value("code", ""));
+      }
+      EXPECT_NE(std::find(warnings.begin(), warnings.end(), warning), warnings.end())
+          << what << ": expected the warning " << warning << ", got " << out.json.substr(0, 400);
+    }
   } else {
     EXPECT_EQ(response["ok"], false) << what;
     EXPECT_EQ(out.exit_code, 2) << what << ": " << out.json.substr(0, 400);

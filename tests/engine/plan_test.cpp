@@ -56,6 +56,17 @@ TEST(Plan, EmptyStageNeedsPermission) {
   EXPECT_DOUBLE_EQ(r["result"]["stages"][2]["time"]["forward_ms"], 0);
 }
 
+// Several empty stages are one error naming each (errors with one code and path are de-duplicated,
+// so one error per stage would report only the first).
+TEST(Plan, EveryEmptyStageIsNamed) {
+  const json r = run("estimate", request({{"pp_degree", 4}, {"stage_layers", {5, 0, 0, 5}}}));
+  ASSERT_TRUE(has_error(r, "EMPTY_STAGE", "/pipeline/stage_layers")) << r.dump();
+  for (const auto& e : r["errors"]) {
+    if (e["code"] != "EMPTY_STAGE") continue;
+    EXPECT_NE(e["message"].get<std::string>().find("virtual stages 1, 2 get no layer"), std::string::npos) << e;
+  }
+}
+
 TEST(Plan, AP_PP_08_IllegalLayerOffsets) {
   // 8 body layers over 4 stages: base 2, remainder 0.
   json r = run("estimate", request({{"pp_degree", 4}, {"layer_offset", {1, 0, 0, 0}}}));

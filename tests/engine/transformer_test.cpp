@@ -315,6 +315,16 @@ TEST(Transformer, ValidationReportsEveryProblemWithItsPath) {
   for (const auto& e : d.errors()) EXPECT_FALSE(e.message.empty()) << e.code;
 }
 
+// The search's coupling fields in training belong to the request, not the generator: no warning.
+TEST(Transformer, SearchFieldsInTrainingAreNotUnknown) {
+  json request = llama2_7b();
+  request["training"] = {{"global_batch_size", 64}, {"world_size", 16}, {"tp_degree", 2}, {"cp_degree", 1},
+                         {"ep_degree", 1}};
+  Diagnostics d;
+  ASSERT_TRUE(transformer_model(request, d).has_value()) << errors_json(d).dump();
+  EXPECT_TRUE(d.warnings().empty()) << errors_json(d).dump();
+}
+
 TEST(Transformer, MoreValidationRules) {
   json request = gpt3(8, true);
   request["transformer"]["num_query_groups"] = 4;  // divides 96 heads, not tp 8
@@ -335,6 +345,31 @@ TEST(Transformer, MoreValidationRules) {
 }
 
 // The generated document is a model the estimator takes as it is.
+// Both FFN widths are checked against tp_degree at one path; the error names each that fails (two
+// errors with one code and path would be de-duplicated to the first, hiding the second).
+TEST(Transformer, BothFfnWidthsNotDivisibleByTpAreOneErrorNamingBoth) {
+  json request = {{"transformer",
+                   {{"num_layers", 4}, {"hidden_size", 96}, {"num_attention_heads", 6}, {"ffn_hidden_size", 100},
+                    {"vocab_size", 1000}, {"seq_length", 128},
+                    {"moe", {{"num_experts", 4}, {"top_k", 2}, {"expert_ffn_hidden_size", 50}}}}},
+                  {"parallel", {{"tp_degree", 3}}},  // divides 96 and 6 heads; not 100, not 50
+                  {"device", {{"peak_tflops", 100}}}};
+  Diagnostics d;
+  EXPECT_FALSE(transformer_model(request, d).has_value());
+  ASSERT_EQ(d.errors().size(), 1u);
+  EXPECT_EQ(d.errors()[0].code, "FFN_NOT_DIVISIBLE_BY_TP");
+  EXPECT_EQ(d.errors()[0].path, "/parallel/tp_degree");
+  EXPECT_NE(d.errors()[0].message.find("ffn_hidden_size 100"), std::string::npos) << d.errors()[0].message;
+  EXPECT_NE(d.errors()[0].message.find("expert_ffn_hidden_size 50"), std::string::npos) << d.errors()[0].message;
+
+  request["transformer"]["ffn_hidden_size"] = 99;  // only the expert width fails
+  Diagnostics expert;
+  EXPECT_FALSE(transformer_model(request, expert).has_value());
+  ASSERT_EQ(expert.errors().size(), 1u);
+  EXPECT_EQ(expert.errors()[0].message.find("ffn_hidden_size 99"), std::string::npos);
+  EXPECT_NE(expert.errors()[0].message.find("expert_ffn_hidden_size 50"), std::string::npos);
+}
+
 TEST(Transformer, GeneratedModelEstimates) {
   json request = llama2_7b();
   request["parallel"] = {{"tp_degree", 2}, {"sequence_parallel", true}, {"dp_degree", 8}};
