@@ -484,6 +484,21 @@ Request parse_request(const json& document, Diagnostics& d) {
   } else {
     d.error("MODEL_MISSING", "/model", "the request needs a \"model\" (a ppb.model.v1 document) or a \"transformer\" description.");
   }
+  // interface.md's transformer example states dp_degree under parallel: without training.dp_degree it
+  // derives micro_batch_num as well. Both given must agree, as the transformer generator requires.
+  if (auto it = document.find("parallel"); it != document.end() && it->is_object() && it->contains("dp_degree")) {
+    // The generator has read and checked parallel already: its problems are not reported twice.
+    const bool generator_read = !model && document.contains("transformer");
+    Diagnostics already_reported;
+    const auto parallel_dp = Fields::integer_value((*it)["dp_degree"], "/parallel/dp_degree", "dp_degree", 1,
+                                                   limits::max_batch, "TOO_LARGE", generator_read ? already_reported : d);
+    auto& training_dp = request.training.dp_degree;
+    if (parallel_dp && training_dp && *parallel_dp != *training_dp)
+      d.error("DP_DEGREE_CONFLICT", "/parallel/dp_degree",
+              "parallel.dp_degree is " + std::to_string(*parallel_dp) + " but training.dp_degree is " +
+                  std::to_string(*training_dp) + "; give one of them, or the same number in both.");
+    if (!training_dp) training_dp = parallel_dp;
+  }
 
   if (const json* device = top.object("device")) {
     Fields f(*device, "/device", d);

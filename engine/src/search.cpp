@@ -232,6 +232,14 @@ void SearchSession::Impl::enumerate(const json& section, const json& document) {
                               .value_or(optional_int(parallel, "tp_degree", "/parallel", d).value_or(1));
   const std::int64_t cp = optional_int(training, "cp_degree", "/training", d)
                               .value_or(optional_int(parallel, "cp_degree", "/parallel", d).value_or(1));
+  // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM): it takes no devices of
+  // its own, but dp_degree must be a multiple of it.
+  const auto training_ep = optional_int(training, "ep_degree", "/training", d);
+  const std::int64_t ep = training_ep.value_or(optional_int(parallel, "ep_degree", "/parallel", d).value_or(1));
+  if (!world && !request.training.dp_degree && training_ep && *training_ep > 1)
+    d.warning("IGNORED_FIELD", "/training/ep_degree",
+              "ep_degree only constrains dp_degree, which is not known here; give training.world_size or dp_degree, "
+              "or leave ep_degree out.");
   global_batch_size = request.training.global_batch_size;
   micro_batch_size = request.training.micro_batch_size;
   if (world && !global_batch_size)
@@ -254,6 +262,7 @@ void SearchSession::Impl::enumerate(const json& section, const json& document) {
   if (!d.ok()) return;
 
   const std::int64_t mbs = micro_batch_size.value_or(1);
+  static const char* const kEpSkip = "dp_degree is not divisible by ep_degree";
   for (std::int64_t pp : pps)
     for (std::int64_t vpp : vpps)
       for (Schedule schedule : schedules) {
@@ -268,13 +277,18 @@ void SearchSession::Impl::enumerate(const json& section, const json& document) {
             skip = "world_size is not divisible by pp_degree x tp_degree x cp_degree";
           } else {
             const std::int64_t dp = *world / devices;
-            if (*global_batch_size % (mbs * dp) != 0) skip = "global_batch_size is not divisible by micro_batch_size x dp_degree";
+            if (dp % ep != 0) skip = kEpSkip;
+            else if (*global_batch_size % (mbs * dp) != 0) skip = "global_batch_size is not divisible by micro_batch_size x dp_degree";
             else batch.emplace_back(*global_batch_size / (mbs * dp), dp);
           }
         } else {
-          for (std::int64_t m : ms) batch.emplace_back(m, request.training.dp_degree.value_or(0));
+          const std::int64_t dp = request.training.dp_degree.value_or(0);  // 0: not known
+          if (dp > 0 && dp % ep != 0) skip = kEpSkip;
+          else
+            for (std::int64_t m : ms) batch.emplace_back(m, dp);
         }
-        const std::int64_t count = skip.empty() ? static_cast<std::int64_t>(batch.size()) : 1;
+        // A skipped shape stands for every micro_batch_num it would have paired with (one when coupled).
+        const std::int64_t count = static_cast<std::int64_t>(skip.empty() ? batch.size() : world ? 1 : ms.size());
         space += count;
         if (!skip.empty()) {
           skipped[skip] += count;
@@ -300,11 +314,16 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
                {"micro_batch_num", c.micro_batch_num},
                {"schedule", schedule_name(c.schedule)},
                {"dp_degree", c.dp_degree > 0 ? json(c.dp_degree) : json(nullptr)}};
+  // Ruled out before balancing: no plan, so the figures of one are null (every candidate has the same keys).
   auto infeasible = [&](const std::string& group, const std::string& reason) {
     out.feasible = false;
     out.group = group;
     cand["feasible"] = false;
     cand["reasons"] = {reason};
+    static const char* const figures_of_a_plan[] = {"step_time_ms", "peak_mib", "bubble_fraction", "imbalance",
+                                                    "plan", "proven_optimal", "within_tolerance",
+                                                    "throughput_samples_per_s", "even_split", "gain_ms"};
+    for (const char* key : figures_of_a_plan) cand[key] = nullptr;
     out.candidate = cand;
     return out;
   };
@@ -359,10 +378,11 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
                   {"recompute_counts", counts}};
   cand["proven_optimal"] = found.proven_optimal;
   cand["within_tolerance"] = found.within_tolerance ? json(*found.within_tolerance) : json(nullptr);
-  // Samples per step: micro batches x micro batch size x data-parallel replicas.
-  if (c.dp_degree > 0 && micro_batch_size)
+  // Samples per step: micro batches x micro batch size (default 1, as in the batch arithmetic) x
+  // data-parallel replicas.
+  if (c.dp_degree > 0)
     cand["throughput_samples_per_s"] =
-        static_cast<double>(c.micro_batch_num * *micro_batch_size * c.dp_degree) / (e.step_time_ms / 1000.0);
+        static_cast<double>(c.micro_batch_num * micro_batch_size.value_or(1) * c.dp_degree) / (e.step_time_ms / 1000.0);
   else
     cand["throughput_samples_per_s"] = nullptr;
   // Gain over the even split without recompute, when that plan is valid.

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
+#include <string>
 
 #include "helpers.hpp"
 
@@ -153,6 +155,135 @@ TEST(Search, RangesExpand) {
   const json r = run("search", req);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["result"]["counts"]["space"], 4);  // 1, 2, 4, 8
+}
+
+// Without training.micro_batch_size the throughput uses the same default of 1 as the batch
+// arithmetic: 64 samples per step as in MicroBatchNumFollowsDpDegree (pp 1: 384 ms by hand).
+TEST(Search, ThroughputUsesTheDefaultMicroBatchSize) {
+  json req = coupled_request(1e6);
+  req["training"].erase("micro_batch_size");
+  const json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const double expected_ms[] = {0, 384, 408, 0, 420, 0, 0, 0, 426};
+  ASSERT_EQ(r["result"]["candidates"].size(), 4u);
+  for (const auto& c : r["result"]["candidates"]) {
+    const int pp = c["pp_degree"];
+    ASSERT_TRUE(c["throughput_samples_per_s"].is_number()) << c.dump();
+    EXPECT_DOUBLE_EQ(c["throughput_samples_per_s"], 64 / (expected_ms[pp] / 1000));
+  }
+}
+
+// parallel.dp_degree stands in for training.dp_degree (as for estimate): m 8 x 1 sample x dp 4 = 32
+// samples per step. 16 equal layers (F 1, B 2) on pp 2 with 1f1b: (8 + 1) x 24 = 216 ms by hand.
+TEST(Search, ParallelDpDegreeIsTheCandidatesDpDegree) {
+  json req = coupled_request(1e6);
+  req["training"] = {{"micro_batch_size", 1}};
+  req["parallel"] = {{"dp_degree", 4}};
+  req["search"] = {{"pp_degree", {2}}, {"micro_batch_num", {8}}};
+  const json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& c = r["result"]["candidates"][0];
+  EXPECT_EQ(c["dp_degree"], 4);
+  EXPECT_DOUBLE_EQ(c["step_time_ms"], 216);
+  EXPECT_DOUBLE_EQ(c["throughput_samples_per_s"], 32 / 0.216);
+}
+
+// Expert parallelism is carved out of the data-parallel ranks (Megatron-LM's rule: dp_degree must
+// be a multiple of ep_degree). With 8 devices dp = 8 / pp: pp 1 (dp 8) and pp 2 (dp 4) take ep 4,
+// pp 4 (dp 2) and pp 8 (dp 1) are skipped for it, pp 3 for the world size as before.
+TEST(Search, EpDegreeMustDivideTheCoupledDpDegree) {
+  for (const char* section : {"training", "parallel"}) {
+    json req = coupled_request(1e6);
+    req[section]["ep_degree"] = 4;
+    const json r = run("search", req);
+    ASSERT_TRUE(r["ok"]) << r.dump();
+    const json& res = r["result"];
+    std::set<int> pps;
+    for (const auto& c : res["candidates"]) pps.insert(c["pp_degree"].get<int>());
+    EXPECT_EQ(pps, (std::set<int>{1, 2})) << section;
+    EXPECT_EQ(res["counts"]["space"], 5);
+    EXPECT_EQ(res["counts"]["evaluated"], 2);
+    EXPECT_EQ(res["counts"]["skipped"], 3);
+    std::map<std::string, int> skipped;
+    for (const auto& g : res["skipped_groups"]) skipped[g["reason"]] = g["count"];
+    EXPECT_EQ(skipped["dp_degree is not divisible by ep_degree"], 2) << res["skipped_groups"].dump();
+    EXPECT_EQ(skipped["world_size is not divisible by pp_degree x tp_degree x cp_degree"], 1);
+  }
+}
+
+// Without world_size the rule holds for a stated dp_degree; with no dp_degree known, ep_degree
+// cannot constrain anything and a warning says it was ignored.
+TEST(Search, EpDegreeWithoutWorldSize) {
+  json req = coupled_request(1e6);
+  req["training"] = {{"dp_degree", 6}, {"ep_degree", 4}};
+  req["search"] = {{"pp_degree", {2}}, {"micro_batch_num", {4, 8}}};
+  json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["counts"]["space"], 2);
+  EXPECT_EQ(r["result"]["counts"]["skipped"], 2);  // 6 is not a multiple of 4, for both m
+  EXPECT_TRUE(r["result"]["candidates"].empty());
+
+  req["training"]["dp_degree"] = 8;
+  r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["counts"]["evaluated"], 2);
+  EXPECT_FALSE(r.contains("warnings")) << r.dump();
+
+  req["training"].erase("dp_degree");
+  r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["counts"]["evaluated"], 2);
+  ASSERT_TRUE(r.contains("warnings"));
+  EXPECT_EQ(r["warnings"][0]["code"], "IGNORED_FIELD");
+  EXPECT_EQ(r["warnings"][0]["path"], "/training/ep_degree");
+}
+
+// A skipped shape counts once per micro_batch_num it would have run with: pp 2 x vpp {1, 2} x
+// m {4, 8} x 1f1b is 4 combinations, the two with vpp 2 skipped (vpp above 1 needs interleaving).
+TEST(Search, SkippedShapesCountEveryMicroBatchNum) {
+  json req = coupled_request(1e6);
+  req["training"] = json::object();
+  req["search"] = {{"pp_degree", {2}}, {"vpp_degree", {1, 2}}, {"micro_batch_num", {4, 8}}};
+  const json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["counts"]["space"], 4);
+  EXPECT_EQ(r["result"]["counts"]["evaluated"], 2);
+  EXPECT_EQ(r["result"]["counts"]["skipped"], 2);
+}
+
+// interface.md lists step_time_ms, peak_mib, bubble_fraction and plan for every candidate: one
+// ruled out before balancing has them as null, and the same keys as a balanced one. 4 layers split
+// into at most 4 virtual stages, so pp 8 is ruled out; interleaved_1f1b with m 3 on pp 2 is too.
+TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
+  json req = {{"model", uniform_model(4, 1, 2, 100, 10)},
+              {"search", {{"pp_degree", {2, 8}}, {"vpp_degree", {1, 2}}, {"micro_batch_num", {3}},
+                          {"schedule", {"1f1b", "interleaved_1f1b"}}}}};
+  const json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& cands = r["result"]["candidates"];
+  const auto keys = [](const json& c) {
+    std::set<std::string> k;
+    for (auto it = c.begin(); it != c.end(); ++it) k.insert(it.key());
+    return k;
+  };
+  const json* balanced = nullptr;
+  int ruled_out = 0;
+  for (const auto& c : cands)
+    if (c["feasible"]) balanced = &c;
+  ASSERT_NE(balanced, nullptr) << r.dump();  // pp 2, vpp 1, 1f1b
+  for (const auto& c : cands) {
+    if (c["feasible"]) continue;
+    ++ruled_out;
+    std::set<std::string> expected = keys(*balanced);
+    expected.insert("reasons");
+    EXPECT_EQ(keys(c), expected) << c.dump();
+    for (const char* key : {"step_time_ms", "peak_mib", "bubble_fraction", "imbalance", "plan", "proven_optimal",
+                            "within_tolerance", "throughput_samples_per_s", "even_split", "gain_ms"})
+      EXPECT_TRUE(c[key].is_null()) << key << " " << c.dump();
+    EXPECT_EQ(c["reasons"].size(), 1u);
+  }
+  // pp 8 with 1f1b (vpp 1) and with interleaving (vpp 2); pp 2 interleaved with m 3.
+  EXPECT_EQ(ruled_out, 3);
 }
 
 // The session reads its request through the same checked parse as every command.

@@ -31,7 +31,7 @@
  * @typedef {{stage_layers: number[], layer_offset: number[], layer_recompute: Record<string, number[]>}} CandidatePlan
  * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string,
  *            feasible: boolean, step_time_ms: number | null, peak_mib: number | null,
- *            bubble_fraction: number | null, plan?: CandidatePlan, reasons?: string[],
+ *            bubble_fraction: number | null, plan?: CandidatePlan | null, reasons?: string[],
  *            throughput_samples_per_s?: number | null, gain_ms?: number | null, dp_degree?: number | null}} SearchCandidate
  * @typedef {{candidates: SearchCandidate[], pareto: number[],
  *            counts: {space: number, evaluated: number, skipped: number, infeasible: number},
