@@ -151,7 +151,7 @@ export async function choose(page, name, value, states = ['ready']) {
  * Uploads a file through input#model-file.
  * @param {import('playwright-core').Page} page
  * @param {string} name shown file name
- * @param {string} content
+ * @param {string | Buffer} content text, or the file's bytes
  * @param {string[]} [states]
  */
 export async function upload(page, name, content, states = ['ready']) {

@@ -94,6 +94,14 @@ test('a broken file shows its error beside the file input and keeps the last res
   assert.match(await page.locator('#drop-target [role="alert"]').first().textContent() ?? '', /forward_ms/);
   assert.deepEqual(await lastResponse(page), before);
 
+  // Bytes that are not UTF-8 are refused as the engine refuses them, naming the first bad byte
+  // (here the 0xFF after `{"name": "`, at offset 10), not turned into U+FFFD and read.
+  const latin1 = Buffer.concat([Buffer.from('{"name": "'), Buffer.from([0xff]), Buffer.from('", "layers": []}')]);
+  await upload(page, 'latin1.json', latin1, ['error']);
+  assert.match(await page.locator('#drop-target [role="alert"]').first().textContent() ?? '',
+               /latin1\.json could not be read \(it is not UTF-8 text at byte 10 \(0xFF\)/);
+  assert.deepEqual(await lastResponse(page), before);
+
   // A good file clears the error and the stale mark.
   await upload(page, 'dense-8l.json', await readFile(join(examplesDir, 'dense-8l.json'), 'utf8'));
   assert.equal(await page.locator('[role="alert"]').count(), 0);

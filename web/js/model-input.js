@@ -34,6 +34,34 @@ export async function readExample(file) {
   return response.text();
 }
 
+/**
+ * The text of a file's bytes, which must be UTF-8 (JSON is, RFC 8259; the engine refuses other bytes
+ * too). A byte that is not UTF-8 throws, naming its offset, where a lenient decoder would silently
+ * turn it into U+FFFD.
+ * @param {Uint8Array} bytes
+ * @returns {string}
+ */
+export function decodeUtf8(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    // Up to the first bad sequence the lenient decoding is exact, so its UTF-8 length is the offset;
+    // a U+FFFD that the file really holds (EF BF BD) is skipped.
+    const text = new TextDecoder('utf-8').decode(bytes);
+    const encoder = new TextEncoder();
+    let offset = -1;
+    for (let at = text.indexOf('\uFFFD'); at >= 0; at = text.indexOf('\uFFFD', at + 1)) {
+      const byte = encoder.encode(text.slice(0, at)).length;
+      if (!(bytes[byte] === 0xef && bytes[byte + 1] === 0xbf && bytes[byte + 2] === 0xbd)) {
+        offset = byte;
+        break;
+      }
+    }
+    const where = offset >= 0 ? ` at byte ${offset} (0x${bytes[offset].toString(16).toUpperCase().padStart(2, '0')})` : '';
+    throw new Error(`it is not UTF-8 text${where}; save it as UTF-8 and load it again`);
+  }
+}
+
 /** Larger files are refused before reading: every real model is far smaller. */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -89,7 +117,7 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
       return;
     }
     try {
-      hooks.onIncoming({ text: await picked.text(), name: picked.name, kind });
+      hooks.onIncoming({ text: decodeUtf8(new Uint8Array(await picked.arrayBuffer())), name: picked.name, kind });
     } catch (error) {
       hooks.onProblem(kind, `${picked.name} could not be read (${error instanceof Error ? error.message : error}).`);
     }
