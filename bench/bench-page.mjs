@@ -1,6 +1,6 @@
 // The bench page's runner: the workloads of bench/workloads.mjs through the WASM module on the page's
 // main thread, timed by bench/timing.mjs. Opened by hand it runs them all into the table
-// (query: ?repeat=N&min_sample_ms=X&warm_up_ms=W&only=SUBSTRING); with ?drive=1 it only loads the engine and
+// (query: ?repeat=N&min_sample_ms=X&warm_up_ms=W&only=SUBSTRING&engine=DIR); with ?drive=1 it only loads the engine and
 // exposes window.ppbBench.warm(ms) and .run(name, repeat, minSampleMs), which bench/wasm-bench.mjs calls between its
 // native and node runs of the same workload.
 import { workloads } from './workloads.mjs';
@@ -13,8 +13,27 @@ const list = workloads();
 /** @returns {Promise<void>} */
 const pause = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+const query = new URLSearchParams(location.search);
+
+/**
+ * Loads the module's script from the repository's `dir` (build/wasm/wasm unless the engine query
+ * parameter names another build) and starts the module.
+ * @param {string} dir
+ * @returns {Promise<any>}
+ */
+async function loadEngine(dir) {
+  await new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = `../${dir}/ppb_engine.js`;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`cannot load ${script.src}`));
+    document.head.append(script);
+  });
+  return /** @type {any} */ (window).createPpbEngine();
+}
+
 /** @type {Promise<any>} */
-const engine = /** @type {any} */ (window).createPpbEngine();
+const engine = loadEngine(query.get('engine') ?? 'build/wasm/wasm');
 
 /**
  * Times one workload by name and adds its row to the table.
@@ -58,7 +77,6 @@ async function warm(ms) {
 const api = { ready: false, error: null, userAgent: navigator.userAgent, run, warm };
 /** @type {any} */ (window).ppbBench = api;
 
-const query = new URLSearchParams(location.search);
 engine.then(
   async () => {
     api.ready = true;

@@ -10,6 +10,7 @@
 // next workload, and R rounds (default 3) go over the whole list. Each figure is the median of the
 // R x N samples (N per round, default 3; bench/timing.mjs, bench/driver.cpp). Prints the table and writes it as markdown to
 // --out; --gbench adds the medians of a Google Benchmark JSON report (bench/bench.cpp).
+// PPB_BUILD_NATIVE and PPB_BUILD_WASM name other build directories than build/native and build/wasm.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,9 +22,14 @@ import { median, timeCalls, warmUp, warmUpCalls } from './timing.mjs';
 import { workloads } from './workloads.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DRIVER = join(ROOT, 'build/native/bench/ppb_bench_driver');
-const ENGINE_JS = join(ROOT, 'build/wasm/wasm/ppb_engine.js');
-const ENGINE_WASM = join(ROOT, 'build/wasm/wasm/ppb_engine.wasm');
+// The build directories (relative to the repository root, or absolute) can be changed with
+// PPB_BUILD_NATIVE and PPB_BUILD_WASM, to compare builds other than the ones dev.sh makes; the
+// WASM one must lie under the repository root, which the Chromium page is served from.
+const NATIVE_DIR = resolve(ROOT, process.env.PPB_BUILD_NATIVE || 'build/native');
+const WASM_DIR = resolve(ROOT, process.env.PPB_BUILD_WASM || 'build/wasm');
+const DRIVER = join(NATIVE_DIR, 'bench/ppb_bench_driver');
+const ENGINE_JS = join(WASM_DIR, 'wasm/ppb_engine.js');
+const ENGINE_WASM = join(WASM_DIR, 'wasm/ppb_engine.wasm');
 const CHROMIUM = '/usr/bin/chromium';
 // Engine calls made in each WASM runtime before any timing (bench/timing.mjs, warmUp).
 const WARM_UP_MS = 3000;
@@ -114,7 +120,9 @@ async function chromiumRunner() {
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
     });
-    await page.goto(`${url.replace(/\/$/, '')}/bench/bench.html?drive=1`);
+    const engineDir = relative(ROOT, join(WASM_DIR, 'wasm')).split('\\').join('/');
+    if (engineDir.startsWith('..')) throw new Error(`PPB_BUILD_WASM must lie under ${ROOT} for the Chromium page`);
+    await page.goto(`${url.replace(/\/$/, '')}/bench/bench.html?drive=1&engine=${encodeURIComponent(engineDir)}`);
     await page.waitForFunction(() => {
       const api = /** @type {any} */ (window).ppbBench;
       return api && (api.ready || api.error);
@@ -210,7 +218,8 @@ async function main() {
   const list = workloads().filter((w) => w.name.includes(options.only));
   const load = os.loadavg()[0];
 
-  const dir = join(ROOT, 'build/bench');
+  // Beside the driver, so that runs against different build directories do not share it.
+  const dir = join(NATIVE_DIR, 'bench');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'workloads.json');
   writeFileSync(file, JSON.stringify(list));

@@ -41,6 +41,33 @@ TEST(Commands, EstimatesTheBundledExample) {
   EXPECT_EQ(r["result"]["stage_layers"], json({3, 2, 2, 3}));
 }
 
+// Responses are written by the engine's own writer, which must give exactly the text of nlohmann's
+// dump(): every kind of value, numbers whole, fractional, tiny and huge, names with quotes, control
+// characters, non-ASCII and markup (the ones written through dump()), and an error response.
+TEST(Commands, ResponsesAreExactlyWhatDumpWrites) {
+  json layers = json::array();
+  layers.push_back({{"name", "emb \"quoted\" \\ \t\u00e9\u4e2d <b>"}, {"pin", "first"}, {"forward_ms", 0.1},
+                    {"static_mib", 1e-7}});
+  layers.push_back({{"name", "decoder"}, {"count", 6}, {"forward_ms", 1.0 / 3}, {"backward_ms", 123456789.125},
+                    {"activation_mib", 2.5e-300}, {"send_mib", 8},
+                    {"recompute", {{"full", {{"activation_mib", 0}, {"extra_ms", 1e-3}}}}}});
+  layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 7}});
+  const json request = {{"model", {{"name", "m\u00fcll"}, {"layers", layers}}},
+                        {"device", {{"memory_limit_mib", 1}}},
+                        {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 3}, {"include_timeline", true},
+                                      {"recompute", {{"full", {1, 2}}}}}},
+                        {"unknown", {{"x", nullptr}}}};
+  for (const char* command : {"estimate", "balance", "search", "export"}) {
+    json r = request;
+    if (std::string(command) == "export") r["export"] = {{"to", "chrome-trace"}};
+    const auto out = run_command(command, r.dump());
+    EXPECT_EQ(out.json, json::parse(out.json).dump()) << command;
+  }
+  const auto bad = run_command("estimate", R"({"model": {"layers": [{"name": "\u0001", "forward_ms": -1}]}})");
+  ASSERT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.json, json::parse(bad.json).dump());
+}
+
 TEST(Commands, TimelineOnRequest) {
   json req = {{"model", uniform_model(4, 1, 2, 0, 1)}, {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 3}}}};
   EXPECT_FALSE(run("estimate", req)["result"].contains("timeline"));
