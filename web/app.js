@@ -276,6 +276,13 @@ function showOffset() {
   byId('offset-value', HTMLElement).textContent = `[${offsets.join(', ')}]`;
   const vpp = current.result.vpp_degree ?? 1;
   byId('offset-note', HTMLElement).textContent = `${describePlan()}${vpp > 1 ? ` · ${offsets.length} virtual stages, chunk-major` : ''}`;
+  // The engine's own sentences on why a PPB plan is not proven optimal (a budget reached, a schedule
+  // without proof), as text.
+  const method = current.command === 'balance' ? current.result.method : undefined;
+  const notes = method && !method.proven_optimal ? method.notes ?? [] : [];
+  const list = byId('method-notes', HTMLElement);
+  list.replaceChildren(...notes.map((note) => el('li', { text: note })));
+  list.hidden = notes.length === 0;
 }
 
 function drawCompare() {
