@@ -41,11 +41,12 @@ export function engineCodes(base = root) {
 }
 
 // Codes no request can produce, and why. They are listed in docs/errors.md all the same.
+// code: [path, why]
 export const unproducible = {
-  INTERNAL: 'a broken invariant inside the engine (a bug), caught at the command boundary; exit status 1',
-  OUT_OF_MEMORY: 'the engine could not allocate memory (std::bad_alloc); the caps keep every request far below it; exit status 1',
-  NOT_FINITE: 'a defensive check: a parsed JSON number is always finite (NaN and Infinity are JSON_SYNTAX, 1e400 is JSON_NUMBER_RANGE)',
-  TRANSFORMER_MISSING: 'reported only by the C++ function ppb::transformer_model called without a "transformer" section; every command checks for the section before calling it',
+  INTERNAL: ['', 'a broken invariant inside the engine (a bug), caught at the command boundary; exit status 1'],
+  OUT_OF_MEMORY: ['', 'the engine could not allocate memory (std::bad_alloc); the caps keep every request far below it; exit status 1'],
+  NOT_FINITE: ['the field', 'a defensive check: a parsed JSON number is always finite (NaN and Infinity are JSON_SYNTAX, 1e400 is JSON_NUMBER_RANGE)'],
+  TRANSFORMER_MISSING: ['/transformer', 'reported only by the C++ function ppb::transformer_model called without a "transformer" section; every command checks for the section before calling it'],
 };
 
 // The areas of docs/errors.md, in order; every code belongs to exactly one.
@@ -184,9 +185,13 @@ export function catalogue({ cli = defaultCli } = {}) {
     '',
     'An invalid request gets `"ok": false` and `errors`, each with a stable `code`, the JSON Pointer',
     '`path` of the offending field (`""` for the request as a whole) and a `message` a person can act on.',
-    'Validation does not stop at the first problem: every error found is listed, so one round trip fixes',
-    'them all. This request (`tests/bad-inputs/import.transformer-heads-not-divisible-by-tp.json`) breaks',
-    'two tensor-parallel rules at once:',
+    'Validation does not stop at the first problem: every error found is listed. It runs in two rounds:',
+    'the fields of every section first, then the plan against the model (partition, offsets, recompute',
+    'counts, degrees against the layers), which needs a valid model, training, pipeline and components;',
+    'when those have errors, the plan\'s are reported once they are fixed. Errors in device, balance',
+    'and export come with the plan\'s in one answer. This request',
+    '(`tests/bad-inputs/import.transformer-heads-not-divisible-by-tp.json`) breaks two tensor-parallel rules',
+    'at once:',
     '',
     '```json',
     `{"ok": ${multiple.ok}, "errors": [`,
@@ -222,7 +227,8 @@ export function catalogue({ cli = defaultCli } = {}) {
     for (const code of codes) {
       const e = ex.get(code);
       if (!e) {
-        lines.push(`| \`${code}\` | error | \`""\` | none: ${cell(unproducible[code])} | |`);
+        const [path, why] = unproducible[code];
+        lines.push(`| \`${code}\` | error | ${path === 'the field' ? 'the field' : codeSpan(path)} | none: ${cell(why)} | |`);
         continue;
       }
       const example = e.source.endsWith('.mjs')

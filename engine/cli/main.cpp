@@ -36,7 +36,8 @@ Examples:
   ppb import examples/sapp-llama-80l.json --output model.json
 
 Exit status: 0 result (feasible or not), 2 invalid request, 1 internal failure.
-Errors: the JSON on stdout names each with a code and a JSON Pointer; stderr has one line each.
+Errors: the JSON on stdout names each with a code and a JSON Pointer; stderr has a count, then one
+line each ("ppb: CODE at PATH: message", PATH "the request" for the request as a whole).
 "ppb COMMAND --help" shows a command's request with an example.
 )";
 
@@ -183,8 +184,9 @@ int main(int argc, char** argv) {
     std::cerr << "ppb: " << (result.exit_code == 1 ? "internal failure" : "invalid request") << ", " << n
               << (n == 1 ? " error" : " errors") << "\n";
     for (const auto& e : response["errors"])
-      std::cerr << "ppb: " << e.value("code", "") << " at " << (e.value("path", "").empty() ? "/" : e.value("path", ""))
-                << ": " << e.value("message", "") << "\n";
+      std::cerr << "ppb: " << e.value("code", "") << " at "
+                << (e.value("path", "").empty() ? "the request" : e.value("path", "")) << ": " << e.value("message", "")
+                << "\n";
   }
   if (output.empty()) std::cout << out << "\n";
   else {

@@ -106,9 +106,8 @@ json gain_json(const Estimate& plan, const Estimate& baseline) {
 CommandOutput run_balance(const json& document) {
   Diagnostics d;
   Request request = parse_request(document, d);
-  if (!d.ok()) return invalid(d);
+  if (!plan_checks_apply(d)) return invalid(d);
   const BalanceSettings settings = parse_balance(document, request.model, d);
-  if (!d.ok()) return invalid(d);
   if (request.pipeline.partition_form != PartitionForm::even || request.pipeline.recompute_form != RecomputeForm::none)
     d.warning("IGNORED_FIELD", "/pipeline",
               "balance chooses the partition and recompute itself; the ones given in pipeline are ignored.");
@@ -118,7 +117,7 @@ CommandOutput run_balance(const json& document) {
   open.pipeline.recompute_form = RecomputeForm::none;
   open.pipeline.recompute.clear();
   auto shape = checked_plan(open, d);
-  if (!shape) return invalid(d);
+  if (!shape || !d.ok()) return invalid(d);
   // The balancer's bound tables hold one entry per (virtual stage, layer boundary).
   const std::int64_t cells = static_cast<std::int64_t>(shape->virtual_stages()) * (request.model.layer_count() + 1);
   if (cells > limits::max_balance_cells) {
@@ -185,7 +184,8 @@ CommandOutput run_balance(const json& document) {
                "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is simulated; "
                "exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
               {"proven_optimal", found.proven_optimal},
-              {"lower_bound_ms", found.lower_bound_ms},
+              // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
+              {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
               {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
               {"nodes", found.nodes},
               {"simulations", found.simulations},

@@ -19,6 +19,11 @@ CommandOutput ok_response(const std::string& command, nlohmann::json result, con
 CommandOutput invalid(const Diagnostics& diagnostics);
 // resolve_plan plus the simulation size cap.
 std::optional<Plan> checked_plan(const Request& request, Diagnostics& diagnostics);
+// Whether the plan's checks against the model (partition, offsets, recompute, degrees) can run
+// beside the errors found so far, so that one answer lists them too: not when the model, the
+// training batch sizes, the pipeline, the components or the request as a whole have errors, which
+// the checks read.
+bool plan_checks_apply(const Diagnostics& diagnostics);
 
 CommandOutput run_estimate(const nlohmann::json& document);
 CommandOutput run_import(const nlohmann::json& document);

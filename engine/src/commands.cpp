@@ -134,12 +134,21 @@ std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
   return plan;
 }
 
+bool plan_checks_apply(const Diagnostics& d) {
+  for (const auto& e : d.errors()) {
+    if (e.path.empty()) return false;
+    for (const std::string section : {"/model", "/transformer", "/training", "/parallel", "/pipeline", "/components"})
+      if (e.path == section || e.path.rfind(section + "/", 0) == 0) return false;
+  }
+  return true;
+}
+
 CommandOutput run_estimate(const json& document) {
   Diagnostics d;
   Request request = parse_request(document, d);
-  if (!d.ok()) return invalid(d);
+  if (!plan_checks_apply(d)) return invalid(d);
   auto plan = checked_plan(request, d);
-  if (!plan) return invalid(d);
+  if (!plan || !d.ok()) return invalid(d);
   const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);
   return ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d);
 }

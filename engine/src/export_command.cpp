@@ -51,9 +51,9 @@ CommandOutput run_export(const json& document) {
   Diagnostics d;
   Request request = parse_request(document, d);
   const std::string target = export_target(document, d);
-  if (!d.ok()) return invalid(d);
+  if (!plan_checks_apply(d)) return invalid(d);
   auto plan = checked_plan(request, d);
-  if (!plan) return invalid(d);
+  if (!plan || !d.ok()) return invalid(d);
   const bool trace = target == "chrome-trace";
   const Estimate e = estimate(request.model, request.device, *plan, trace, request.components);
   json result = {{"to", target}};

@@ -296,8 +296,8 @@ void SearchSession::Impl::enumerate(const json& section, const json& document) {
         }
         for (auto [m, dp] : batch) {
           if (static_cast<std::int64_t>(combinations.size()) >= kMaxSpace) {
-            d.error("SEARCH_LIMIT", "/search", "the search space exceeds " + std::to_string(kMaxSpace) +
-                                                   " combinations; narrow the lists.");
+            d.error("SEARCH_LIMIT", "/search", "the search has more than " + std::to_string(kMaxSpace) +
+                                                   " combinations to evaluate; narrow the lists.");
             return;
           }
           combinations.push_back({static_cast<int>(pp), static_cast<int>(vpp), m, dp, schedule});

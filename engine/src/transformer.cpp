@@ -251,7 +251,8 @@ void read_moe(Section& t, Description& m, ReadOk& ok, Diagnostics& d) {
   Section moe(moe_json, t.at("moe"), d);
   const auto experts = moe.integer("num_experts", 0, kMaxDimension, false);
   const auto top_k = moe.integer("top_k", 0, kMaxDimension, false);
-  const auto expert_ffn = moe.integer("expert_ffn_hidden_size", 1, kMaxDimension, false);
+  // 0, as interface.md's dense example states it, means the same as leaving it out: ffn_hidden_size.
+  const auto expert_ffn = moe.integer("expert_ffn_hidden_size", 0, kMaxDimension, false);
   const auto first_dense = moe.integer("first_dense_layers", 0, kMaxDimension, false);
   const auto shared = moe.integer("shared_experts", 0, kMaxDimension, false);
   m.num_experts = experts.value_or(0);
@@ -265,8 +266,9 @@ void read_moe(Section& t, Description& m, ReadOk& ok, Diagnostics& d) {
             "top_k is " + str(*top_k) + "; each token goes to between 1 and num_experts (" + str(m.num_experts) +
                 ") experts.");
   m.top_k = top_k.value_or(1);
-  m.expert_ffn_hidden_size = expert_ffn.value_or(m.ffn_hidden_size);
-  ok.expert_ffn = expert_ffn ? true : !moe.get("expert_ffn_hidden_size") && ok.ffn;
+  const bool own_width = expert_ffn && *expert_ffn > 0;
+  m.expert_ffn_hidden_size = own_width ? *expert_ffn : m.ffn_hidden_size;
+  ok.expert_ffn = own_width || ((expert_ffn || !moe.get("expert_ffn_hidden_size")) && ok.ffn);
   m.first_dense_layers = first_dense.value_or(0);
   if (first_dense && *first_dense > m.num_layers)
     d.error("OUT_OF_RANGE", moe.at("first_dense_layers"),

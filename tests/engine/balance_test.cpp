@@ -199,6 +199,19 @@ json heavy_ends_request() {
   return {{"model", {{"layers", layers}}}, {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};
 }
 
+// A proven plan's lower bound is its step time; zb_h1 has no proof, so no bound: null, not 0.
+TEST(Balance, LowerBoundIsNullWithoutAProof) {
+  json req = heavy_ends_request();
+  const json proven = run("balance", req);
+  ASSERT_TRUE(proven["result"]["method"]["proven_optimal"]) << proven.dump();
+  EXPECT_EQ(proven["result"]["method"]["lower_bound_ms"], proven["result"]["step_time_ms"]);
+  req["pipeline"]["schedule"] = "zb_h1";
+  const json unproven = run("balance", req);
+  ASSERT_TRUE(unproven["ok"]) << unproven.dump();
+  EXPECT_TRUE(unproven["result"]["method"]["lower_bound_ms"].is_null());
+  EXPECT_TRUE(unproven["result"]["method"]["within_tolerance"].is_null());
+}
+
 // AP-PP-02: per micro batch the even split gives stages 18 + 12 = 30, 12, 12, 12 + 24 = 36 ms of
 // compute (max/mean 36 / 22.5 = 1.6, max - min 24). The best split has 24 ms at most on a stage
 // (90 ms over 4 stages in steps of 6: 24, 24, 24, 18), so max/mean 24 / 22.5 and max - min 6, and

@@ -68,6 +68,31 @@ TEST(Commands, ResponsesAreExactlyWhatDumpWrites) {
   EXPECT_EQ(bad.json, json::parse(bad.json).dump());
 }
 
+// Errors outside what the plan's checks read (device, balance, export sections) do not hold those
+// checks back: one answer lists both kinds.
+TEST(Commands, PlanErrorsComeWithOtherSectionsErrors) {
+  json req = {{"model", uniform_model(10, 1, 2, 0, 1)},
+              {"device", {{"memory_limit_mib", -5}}},
+              {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}, {"layer_offset", {1, 1}}}}};
+  for (const char* command : {"estimate", "export"}) {
+    json r = req;
+    if (std::string(command) == "export") r["export"] = {{"to", "pdf"}};
+    const json out = run(command, r);
+    EXPECT_TRUE(has_error(out, "NEGATIVE", "/device/memory_limit_mib")) << command << out.dump();
+    EXPECT_TRUE(has_error(out, "OFFSET_SUM", "/pipeline/layer_offset")) << command << out.dump();
+    if (std::string(command) == "export") {
+      EXPECT_TRUE(has_error(out, "EXPORT_TARGET_UNKNOWN", "/export/to")) << out.dump();
+    }
+  }
+  json balance = req;
+  balance["pipeline"] = {{"pp_degree", 11}, {"micro_batch_num", 4}};  // 11 stages, 10 layers
+  balance["balance"] = {{"tolerance", 5}};
+  const json out = run("balance", balance);
+  EXPECT_TRUE(has_error(out, "NEGATIVE", "/device/memory_limit_mib")) << out.dump();
+  EXPECT_TRUE(has_error(out, "OUT_OF_RANGE", "/balance/tolerance")) << out.dump();
+  EXPECT_TRUE(has_error(out, "PP_EXCEEDS_LAYERS", "/pipeline/pp_degree")) << out.dump();
+}
+
 TEST(Commands, TimelineOnRequest) {
   json req = {{"model", uniform_model(4, 1, 2, 0, 1)}, {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 3}}}};
   EXPECT_FALSE(run("estimate", req)["result"].contains("timeline"));

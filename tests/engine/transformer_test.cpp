@@ -247,6 +247,21 @@ TEST(Transformer, MoeParamsScaleWithExpertsOverEp) {
   }
 }
 
+// interface.md's example states a dense model's MoE section with zeros: it is a dense model. And an
+// expert width of 0 means ffn_hidden_size, as when it is left out.
+TEST(Transformer, ZeroMoeFieldsAreTheDefaults) {
+  json dense = gpt3(8, true);
+  dense["transformer"]["moe"] = {{"num_experts", 0}, {"top_k", 0}, {"expert_ffn_hidden_size", 0},
+                                 {"first_dense_layers", 0}, {"shared_experts", 0}};
+  EXPECT_EQ(generate(dense), generate(gpt3(8, true)));
+  json zero = moe_request(4, 2), omitted = moe_request(4, 2), explicit_width = moe_request(4, 2);
+  zero["transformer"]["moe"]["expert_ffn_hidden_size"] = 0;
+  omitted["transformer"]["moe"].erase("expert_ffn_hidden_size");
+  explicit_width["transformer"]["moe"]["expert_ffn_hidden_size"] = 4096;  // = ffn_hidden_size
+  EXPECT_EQ(generate(zero), generate(omitted));
+  EXPECT_EQ(generate(zero), generate(explicit_width));
+}
+
 TEST(Transformer, MoeComputeScalesWithTopK) {
   // Each extra expert per token adds 2 x (3 h fe / t) x b s FLOPs; 100 TFLOP/s at efficiency 1.
   const double h = 1024, fe = 512, t = 2, tokens = 2 * 1024, rate_per_ms = 100e12 / 1e3;

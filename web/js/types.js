@@ -25,7 +25,7 @@
  *            timeline_truncated?: boolean, timeline_operations?: number, timeline_limit?: number,
  *            memory_timeline?: number[][][],
  *            baseline?: EstimateResult, gain?: Record<string, number>, method?: BalanceMethod}} EstimateResult
- * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number,
+ * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number | null,
  *            within_tolerance?: number | null, notes?: string[]}} BalanceMethod
  *
  * @typedef {{stage_layers: number[], layer_offset: number[], layer_recompute: Record<string, number[]>}} CandidatePlan
