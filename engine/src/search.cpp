@@ -514,8 +514,9 @@ std::string SearchSession::result(bool cancelled) {
                    {"infeasible_groups", infeasible_groups},
                    {"skipped_groups", skipped_groups},
                    {"elapsed_ms", s.elapsed_ms},
-                   {"partial", cancelled || s.budget_hit || unfinished},
-                   {"cancelled", cancelled}};
+                   // A cancel after the last combination cut nothing: the result is whole.
+                   {"partial", s.budget_hit || unfinished},
+                   {"cancelled", cancelled && unfinished}};
     return detail::ok_response("search", result, s.diagnostics).json;
   } catch (const std::exception& e) {
     return json({{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", e.what()}}}}}).dump();

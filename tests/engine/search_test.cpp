@@ -138,6 +138,16 @@ TEST(Search, CancelReturnsAPartialResult) {
   EXPECT_TRUE(r["result"]["partial"]);
   EXPECT_TRUE(r["result"]["cancelled"]);
   EXPECT_EQ(r["result"]["counts"]["evaluated"], 1);
+
+  // Cancelled after the last combination, nothing was cut: the result is whole.
+  SearchSession finished(wide_request().dump());
+  while (!finished.step(1000).finished) {
+  }
+  const json whole = json::parse(finished.result(true));
+  EXPECT_FALSE(whole["result"]["partial"]) << whole.dump();
+  EXPECT_FALSE(whole["result"]["cancelled"]);
+  EXPECT_EQ(whole["result"]["counts"]["evaluated"], r["result"]["counts"]["space"].get<int>() -
+                                                      r["result"]["counts"]["skipped"].get<int>());
 }
 
 TEST(Search, InvalidSearchSectionsAreErrors) {
