@@ -28,6 +28,16 @@ struct Point {
 };
 using Frontier = std::vector<Point>;
 
+// Hash of the 64-bit cache keys. std::hash of a 64-bit integer is the identity where size_t has 64
+// bits, but where it has 32 (WebAssembly) libc++ runs MurmurHash2 over its 8 bytes, at every lookup
+// of the search's inner loop; folding the halves is as good for these keys.
+struct KeyHash {
+  std::size_t operator()(std::uint64_t k) const noexcept {
+    if constexpr (sizeof(std::size_t) >= sizeof(std::uint64_t)) return static_cast<std::size_t>(k);
+    else return static_cast<std::size_t>(k ^ (k >> 32));
+  }
+};
+
 // Keeps the points no other point beats in both activation and extra time, sorted by activation
 // (extra time then strictly decreases). Thins to kFrontierCap points, keeping both ends.
 // Keeps, from points sorted by activation (ties by extra time), those no other point beats in
@@ -103,6 +113,7 @@ class Balancer {
       prefix_least_act_[k + 1] = prefix_least_act_[k] + least;
     }
     held_ = held_per_virtual_stage();
+    set_best_time(kInf);
     build_signatures();
     min_size_ = options.allow_empty_stages ? 0 : 1;
     deadline_ = std::chrono::steady_clock::now() +
@@ -117,6 +128,13 @@ class Balancer {
     stage_pf_.assign(static_cast<std::size_t>(pp_) + 1, 0);
     stage_pb_.assign(static_cast<std::size_t>(pp_) + 1, 0);
     costs_.assign(static_cast<std::size_t>(V_), VirtualStageCost{});
+    children_.assign(static_cast<std::size_t>(V_), {});
+    later_.assign(static_cast<std::size_t>(pp_), 0);
+    sim_in_.pp_degree = pp_;
+    sim_in_.vpp_degree = shape_.vpp_degree;
+    sim_in_.micro_batch_num = shape_.micro_batch_num;
+    sim_in_.schedule = shape_.schedule;
+    sim_in_.stage_tail_ms = tail_;
 
     // The bound table with exact recompute gets half the time budget; when it cannot finish, the
     // relaxed table (recompute time left out, still a lower bound) is built in what is left, and
@@ -206,8 +224,9 @@ class Balancer {
   // share one: on a model of repeated blocks most ranges are found, not built.
   const Frontier& frontier(int a, int b) {
     if (a == b) return empty_frontier_;
+    if (const auto it = by_range_.find(key(a, b)); it != by_range_.end()) return *it->second;
     // The longest cached range [a, c) to extend, then one layer at a time.
-    int c = b;
+    int c = b - 1;
     while (c > a && !cached(a, c)) --c;
     for (int e = c + 1; e <= b; ++e) {
       const Frontier& prev = e - 1 == a ? empty_frontier_ : *by_range_.at(key(a, e - 1));
@@ -217,6 +236,7 @@ class Balancer {
       }
       auto built = std::make_unique<Frontier>(extend(prev, layer(e - 1)));
       cached_points_ += built->size();
+      clock_work_ += 1 + static_cast<std::int64_t>(built->size() / 64);
       by_range_[key(a, e)] = built.get();
       by_hash_[range_hash(a, e)].push_back({a, e, std::move(built)});
     }
@@ -350,6 +370,7 @@ class Balancer {
       for (std::size_t i = 0; i < joint.size(); ++i)
         for (std::size_t j = 0; j < f.size(); ++j)
           next.push_back({joint[i].act + h * f[j].act, joint[i].extra + f[j].extra, static_cast<int>(i), static_cast<int>(j)});
+      clock_work_ += static_cast<std::int64_t>(next.size() / 64);
       prune(next, thinned_);
       parts.push_back(next);
       joint.swap(next);
@@ -366,6 +387,28 @@ class Balancer {
       }
     }
     return joint[static_cast<std::size_t>(k)].extra;
+  }
+
+  // stage_extra of the one chunk [a, b), without `chosen`: the same arithmetic, kept apart (small
+  // and inline) for the inner loops over a stage's end, which call it for every end they try. What
+  // it reads of stage s is read once per loop (one_chunk): the frontier call in those loops would
+  // otherwise make the compiler read every member again at each end.
+  struct OneChunk {
+    double held, limit;
+    const double *statics, *act, *least_act;  // prefix sums
+  };
+  OneChunk one_chunk(int s) const {
+    return {held_[static_cast<std::size_t>(s)], limit_for(s), prefix_static_.data(), prefix_act_.data(),
+            prefix_least_act_.data()};
+  }
+  [[gnu::always_inline]] double one_extra(const OneChunk& c, int a, int b) {
+    const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+    const double budget = c.limit - (c.statics[ub] - c.statics[ua]);
+    if (fits(c.held * (c.act[ub] - c.act[ua]), budget)) return 0;
+    if (!fits(c.held * (c.least_act[ub] - c.least_act[ua]), budget)) return kInf;
+    const Frontier& f = frontier(a, b);
+    const int k = best_point(f, budget / c.held);
+    return k < 0 ? kInf : f[static_cast<std::size_t>(k)].extra;
   }
 
   // ---- lower bounds -----------------------------------------------------------------------------
@@ -413,9 +456,9 @@ class Balancer {
   }
 
   // The bound of a complete plan (one chunk per stage) from its exact stage costs.
-  double plan_bound() const {
+  double plan_bound() {
     if (V_ != pp_) return 0;
-    std::vector<double> later(static_cast<std::size_t>(pp_), 0);
+    std::vector<double>& later = later_;  // every entry but the last is set below; that one stays 0
     for (int k = pp_ - 2; k >= 0; --k) {
       const auto& next = costs_[static_cast<std::size_t>(k) + 1];
       later[static_cast<std::size_t>(k)] = later[static_cast<std::size_t>(k) + 1] + next.forward_ms + next.backward_ms -
@@ -457,10 +500,13 @@ class Balancer {
         int best_b = -1;
         const double pf = range(prefix_f_, 0, a) + v * min_send;
         const double pb = range(prefix_b_, 0, a) + v * min_send;
-        for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
-          const double after = suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)];
+        const double* const after_row = suffix_[static_cast<std::size_t>(v) + 1].data();
+        const OneChunk chunk_memory = one_chunk(s);
+        const int last = last_end(v, a);
+        for (int b = first_end(v, a); b <= last; ++b) {
+          const double after = after_row[static_cast<std::size_t>(b)];
           if (after == kInf) continue;
-          const double extra = V_ != pp_ ? 0.0 : with_recompute ? stage_extra(s, {{a, b}}, nullptr) : least_extra(s, a, b);
+          const double extra = V_ != pp_ ? 0.0 : with_recompute ? one_extra(chunk_memory, a, b) : least_extra(s, a, b);
           if (extra == kInf) break;  // more layers only need more memory
           const Bounds bound = V_ == pp_ ? stage_bounds(s, pf, pb, a, b, extra) : Bounds{0, 0};
           if (bound.growing >= best) break;  // only grows with b
@@ -514,14 +560,23 @@ class Balancer {
 
   // ---- the search -------------------------------------------------------------------------------
   // A branch is cut when its bound reaches this: the best time so far, lowered by the tolerance.
-  [[nodiscard]] double cut() const { return best_time_ / (1.0 + options_.tolerance); }
+  [[nodiscard]] double cut() const { return cut_; }
+  void set_best_time(double t) {
+    best_time_ = t;
+    cut_ = best_time_ / (1.0 + options_.tolerance);
+  }
 
   bool out_of_budget() {
     if (budget_hit_) return true;
     ++nodes_;
     if (nodes_ > options_.node_budget || simulations_ > options_.simulation_budget) budget_hit_ = true;
-    // Checked at every node: a node's loop over its ends can build frontiers over thousands of layers.
-    if (std::chrono::steady_clock::now() > deadline_) budget_hit_ = true;
+    // The clock is read at the first node, then whenever the work since the last reading (a unit per
+    // node, more for frontier builds and simulations: clock_work_) reaches kClockWork: in WebAssembly
+    // each reading is a call out to JavaScript, which at every node took an eighth of a long search.
+    if (++clock_work_ >= kClockWork) {
+      clock_work_ = 0;
+      if (std::chrono::steady_clock::now() > deadline_) budget_hit_ = true;
+    }
     return budget_hit_;
   }
 
@@ -542,35 +597,48 @@ class Balancer {
     const double pb = stage_pb_[static_cast<std::size_t>(s)];
     // The ends this stage may take; the loop stops where memory or the growing bound rules out
     // every larger end.
-    std::vector<Child> children;
-    for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
-      const double after = V_ == pp_ ? suffix_[static_cast<std::size_t>(v) + 1][static_cast<std::size_t>(b)] : 0.0;
-      ranges.emplace_back(a, b);
-      double extra = 0;
-      bool fits_memory = true;
-      if (completes) {
-        extra = stage_extra(s, ranges, nullptr);
-        fits_memory = extra < kInf;
-      } else {
-        double statics = 0;
-        for (auto [x, y] : ranges) statics += range(prefix_static_, x, y);
-        fits_memory = fits(statics, limit_for(s));
+    std::vector<Child>& children = children_[static_cast<std::size_t>(v)];  // one per depth, reused
+    children.clear();
+    if (V_ == pp_) {  // one chunk per stage (ranges is empty): the stage is this range
+      // What does not change with b is read once: stores to `children` would otherwise make the
+      // compiler read every member again at each end.
+      const double* const after = suffix_[static_cast<std::size_t>(v) + 1].data();
+      const OneChunk chunk_memory = one_chunk(s);
+      const double cut_now = cut();  // no plan is simulated in this loop
+      const int last = last_end(v, a);
+      for (int b = first_end(v, a); b <= last; ++b) {
+        const double extra = one_extra(chunk_memory, a, b);
+        if (!(extra < kInf)) break;  // more layers only need more memory
+        const Bounds term = stage_bounds(s, pf, pb, a, b, extra);
+        if (std::max(bound, term.growing) >= cut_now) break;  // only grows with b
+        const double priority = std::max({bound, term.strong, after[static_cast<std::size_t>(b)]});
+        if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
       }
-      Bounds term{0, 0};
-      if (fits_memory) {
-        if (V_ == pp_) {
-          term = stage_bounds(s, pf, pb, a, b, extra);
-        } else {  // one chunk of several: its stage's own work with the chunks assigned so far
+    } else {  // one chunk of several: its stage's own work with the chunks assigned so far
+      for (int b = first_end(v, a); b <= last_end(v, a); ++b) {
+        ranges.emplace_back(a, b);
+        double extra = 0;
+        bool fits_memory = true;
+        if (completes) {
+          extra = stage_extra(s, ranges, nullptr);
+          fits_memory = extra < kInf;
+        } else {
+          double statics = 0;
+          for (auto [x, y] : ranges) statics += range(prefix_static_, x, y);
+          fits_memory = fits(statics, limit_for(s));
+        }
+        Bounds term{0, 0};
+        if (fits_memory) {
           double base = 0;
           for (auto [x, y] : ranges) base += range(prefix_f_, x, y) + range(prefix_b_, x, y);
           const double own = pf + m_ * (base + extra) + (split_ ? 0 : pb);
           term = {own, own};
         }
+        ranges.pop_back();
+        if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
+        const double priority = std::max({bound, term.strong, 0.0});
+        if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
       }
-      ranges.pop_back();
-      if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
-      const double priority = std::max({bound, term.strong, after});
-      if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
     }
     // Most promising first, so that good plans are found early and cut more.
     std::sort(children.begin(), children.end(), [](const Child& x, const Child& y) { return x.priority < y.priority; });
@@ -578,7 +646,7 @@ class Balancer {
       if (budget_hit_ || child.priority >= cut()) return;
       const int b = child.b;
       ranges.emplace_back(a, b);
-      std::vector<Point> chosen;
+      std::vector<Point>& chosen = chosen_;  // used before the recursion only
       if (completes) stage_extra(s, ranges, &chosen);
       ends_[static_cast<std::size_t>(v)] = b;
       // Costs of this virtual stage, for the simulation of complete plans.
@@ -611,19 +679,15 @@ class Balancer {
   void evaluate() {
     if (plan_bound() >= cut()) return;  // its exact stage costs already rule it out
     ++simulations_;
-    SimulationInput in;
-    in.pp_degree = pp_;
-    in.vpp_degree = shape_.vpp_degree;
-    in.micro_batch_num = shape_.micro_batch_num;
-    in.schedule = shape_.schedule;
+    clock_work_ += static_cast<std::int64_t>(V_) * shape_.micro_batch_num / 32;
+    SimulationInput& in = sim_in_;  // the rest was set in run()
     in.costs = costs_;
     in.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
-    in.stage_tail_ms = tail_;
     const SimulationResult r = simulate(in);
     if (r.aborted) return;
     const double t = r.step_time_ms;
     if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
-      best_time_ = t;
+      set_best_time(t);
       best_ends_ = ends_;
     }
   }
@@ -759,8 +823,8 @@ class Balancer {
   const Frontier empty_frontier_{Point{}};
   std::vector<int> signature_;
   std::vector<std::uint64_t> hash_prefix_[2], power_[2];
-  std::unordered_map<std::uint64_t, std::vector<Built>> by_hash_;
-  std::unordered_map<std::uint64_t, const Frontier*> by_range_;
+  std::unordered_map<std::uint64_t, std::vector<Built>, KeyHash> by_hash_;
+  std::unordered_map<std::uint64_t, const Frontier*, KeyHash> by_range_;
   std::size_t cached_points_ = 0;
   bool thinned_ = false;
   std::vector<std::vector<double>> suffix_;
@@ -773,10 +837,18 @@ class Balancer {
   std::vector<std::vector<std::pair<int, int>>> chunk_ranges_;
   std::vector<double> stage_pf_, stage_pb_;
   std::vector<VirtualStageCost> costs_;
+  std::vector<std::vector<Child>> children_;  // dfs: the children of the node at each depth
+  std::vector<Point> chosen_;                 // dfs: stage_extra's choice for the child being entered
+  std::vector<double> later_;                 // plan_bound
+  SimulationInput sim_in_;                    // evaluate
   double best_time_ = kInf;
+  double cut_ = kInf;  // cut(), kept with best_time_
   std::vector<int> best_ends_;
   std::int64_t nodes_ = 0, simulations_ = 0;
   std::chrono::steady_clock::time_point deadline_;
+  // Work since the clock was last read, in units of about one search node (out_of_budget).
+  static constexpr std::int64_t kClockWork = 64;
+  std::int64_t clock_work_ = kClockWork;
   bool budget_hit_ = false;
 };
 
