@@ -70,7 +70,7 @@ export const areas = [
     'RECOMPUTE_COUNT_LENGTH', 'RECOMPUTE_COUNT_EXCEEDS', 'RECOMPUTE_LAYER_RANGE', 'RECOMPUTE_LAYER_DUPLICATE']],
   ['Balance', 'The `balance` section and what balance ignores.',
    ['BALANCE_MODE_UNKNOWN', 'OFFSET_RANGE_INVALID', 'IGNORED_FIELD']],
-  ['Search', 'The `search` section.', ['SEARCH_EMPTY', 'SEARCH_RANGE']],
+  ['Search', 'The `search` section.', ['SEARCH_EMPTY', 'SEARCH_RANGE', 'RANK_BY_UNKNOWN']],
   ['Transformer', 'The symbolic `transformer` description and its `parallel` and `training` settings (docs/transformer-model.md).',
    ['TRANSFORMER_MISSING', 'HIDDEN_NOT_DIVISIBLE_BY_HEADS', 'HEADS_NOT_DIVISIBLE_BY_GROUPS', 'NORMALIZATION_UNKNOWN',
     'TOP_K_INVALID', 'HEADS_NOT_DIVISIBLE_BY_TP', 'GROUPS_NOT_DIVISIBLE_BY_TP', 'FFN_NOT_DIVISIBLE_BY_TP',

@@ -79,11 +79,11 @@ Example:
 
 Request: as balance, plus "search": {"pp_degree": [..] | {"min", "max", "step" | "factor"},
   "vpp_degree", "micro_batch_num", "schedule": [..], "recompute_options", "top_k",
-  "max_candidates", "time_budget_ms", "candidate_time_ms"}; with "training": {"world_size",
-  "global_batch_size", "micro_batch_size", "tp_degree", "cp_degree"} micro_batch_num follows
-  dp_degree = world_size / (pp x tp x cp).
-Result: candidates (feasible first by step time), pareto (indices), counts, infeasible_groups,
-skipped_groups, elapsed_ms, partial.
+  "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by": "step_time" |
+  "time_per_sample"}; with "training": {"world_size", "global_batch_size", "micro_batch_size",
+  "tp_degree", "cp_degree", "ep_degree"} micro_batch_num follows dp_degree = world_size / (pp x tp x cp).
+Result: candidates (feasible first by step time, or by time per sample with rank_by), pareto
+(indices), counts, infeasible_groups, skipped_groups, elapsed_ms, rank_by, partial.
 
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 16, "forward_ms": 1, "static_mib": 1000}]},

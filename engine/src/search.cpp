@@ -36,6 +36,7 @@ struct Evaluated {
   Combination combination;
   bool feasible = false;
   double step_time_ms = 0;
+  double time_per_sample_ms = 0;  // step time over the samples of a step
   double peak_mib = 0;
   double over_mib = 0;  // largest overshoot of the memory limit (infeasible ones)
   json candidate;
@@ -129,6 +130,7 @@ struct SearchSession::Impl {
   std::size_t next = 0;
   std::vector<Evaluated> evaluated;
   std::int64_t top_k = 20;
+  bool rank_per_sample = false;  // search.rank_by "time_per_sample"
   std::int64_t max_candidates = 10'000;
   double time_budget_ms = 60'000;
   double candidate_time_ms = 15;
@@ -153,7 +155,7 @@ void SearchSession::Impl::parse(const json& document) {
   }
   for (auto it = section.begin(); it != section.end(); ++it) {
     static const char* known[] = {"pp_degree", "vpp_degree", "micro_batch_num", "schedule", "recompute_options",
-                                  "top_k", "max_candidates", "time_budget_ms", "candidate_time_ms"};
+                                  "top_k", "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by"};
     if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; }))
       d.warning("UNKNOWN_FIELD", "/search/" + pointer_token(it.key()), "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
   }
@@ -181,6 +183,14 @@ void SearchSession::Impl::parse(const json& document) {
       }
   }
   if (auto v = optional_int(section, "top_k", "/search", d)) top_k = *v;
+  if (section.contains("rank_by")) {
+    const json& v = section["rank_by"];
+    if (v == "time_per_sample") rank_per_sample = true;
+    else if (v != "step_time")
+      d.error("RANK_BY_UNKNOWN", "/search/rank_by",
+              "rank_by is \"step_time\" (the default) or \"time_per_sample\" (step time over micro_batch_num x "
+              "micro_batch_size x dp_degree, to compare candidates that process different batches).");
+  }
   if (auto v = optional_int(section, "max_candidates", "/search", d)) max_candidates = *v;
   for (auto [key, target] : {std::pair{"time_budget_ms", &time_budget_ms}, std::pair{"candidate_time_ms", &candidate_time_ms}}) {
     if (!section.contains(key)) continue;
@@ -320,7 +330,7 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
     out.group = group;
     cand["feasible"] = false;
     cand["reasons"] = {reason};
-    static const char* const figures_of_a_plan[] = {"step_time_ms", "peak_mib", "bubble_fraction", "imbalance",
+    static const char* const figures_of_a_plan[] = {"step_time_ms", "time_per_sample_ms", "peak_mib", "bubble_fraction", "imbalance",
                                                     "plan", "proven_optimal", "within_tolerance",
                                                     "throughput_samples_per_s", "even_split", "gain_ms"};
     for (const char* key : figures_of_a_plan) cand[key] = nullptr;
@@ -362,9 +372,14 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
   for (const auto& s : e.stages) peak = std::max(peak, s.memory.peak_mib);
   out.feasible = e.feasible;
   out.step_time_ms = e.step_time_ms;
+  // Samples per step: micro batches x micro batch size (default 1, as in the batch arithmetic) x
+  // data-parallel replicas (1 when not known: then every candidate has the same replicas).
+  const auto samples = static_cast<double>(c.micro_batch_num * micro_batch_size.value_or(1) * std::max<std::int64_t>(c.dp_degree, 1));
+  out.time_per_sample_ms = e.step_time_ms / samples;
   out.peak_mib = peak;
   cand["feasible"] = e.feasible;
   cand["step_time_ms"] = e.step_time_ms;
+  cand["time_per_sample_ms"] = out.time_per_sample_ms;
   cand["peak_mib"] = peak;
   cand["bubble_fraction"] = e.bubble_fraction;
   cand["imbalance"] = {{"max_over_mean", e.imbalance_max_over_mean}, {"max_minus_min_ms", e.imbalance_max_minus_min_ms}};
@@ -378,11 +393,8 @@ Evaluated SearchSession::Impl::evaluate(const Combination& c) const {
                   {"recompute_counts", counts}};
   cand["proven_optimal"] = found.proven_optimal;
   cand["within_tolerance"] = found.within_tolerance ? json(*found.within_tolerance) : json(nullptr);
-  // Samples per step: micro batches x micro batch size (default 1, as in the batch arithmetic) x
-  // data-parallel replicas.
   if (c.dp_degree > 0)
-    cand["throughput_samples_per_s"] =
-        static_cast<double>(c.micro_batch_num * micro_batch_size.value_or(1) * c.dp_degree) / (e.step_time_ms / 1000.0);
+    cand["throughput_samples_per_s"] = samples / (e.step_time_ms / 1000.0);
   else
     cand["throughput_samples_per_s"] = nullptr;
   // Gain over the even split without recompute, when that plan is valid.
@@ -468,8 +480,10 @@ std::string SearchSession::result(bool cancelled) {
   try {
     std::vector<const Evaluated*> feasible, infeasible;
     for (const auto& e : s.evaluated) (e.feasible ? feasible : infeasible).push_back(&e);
-    std::stable_sort(feasible.begin(), feasible.end(), [](const Evaluated* a, const Evaluated* b) {
-      return a->step_time_ms != b->step_time_ms ? a->step_time_ms < b->step_time_ms : a->peak_mib < b->peak_mib;
+    // The time candidates are ranked and the Pareto front is drawn by (search.rank_by).
+    const auto time_of = [&s](const Evaluated* e) { return s.rank_per_sample ? e->time_per_sample_ms : e->step_time_ms; };
+    std::stable_sort(feasible.begin(), feasible.end(), [&](const Evaluated* a, const Evaluated* b) {
+      return time_of(a) != time_of(b) ? time_of(a) < time_of(b) : a->peak_mib < b->peak_mib;
     });
     std::stable_sort(infeasible.begin(), infeasible.end(),
                      [](const Evaluated* a, const Evaluated* b) { return a->over_mib < b->over_mib; });
@@ -478,8 +492,8 @@ std::string SearchSession::result(bool cancelled) {
     std::vector<const Evaluated*> front;
     for (const Evaluated* e : feasible) {
       const bool dominated = std::any_of(feasible.begin(), feasible.end(), [&](const Evaluated* o) {
-        return o->step_time_ms <= e->step_time_ms && o->peak_mib <= e->peak_mib &&
-               (o->step_time_ms < e->step_time_ms || o->peak_mib < e->peak_mib);
+        return time_of(o) <= time_of(e) && o->peak_mib <= e->peak_mib &&
+               (time_of(o) < time_of(e) || o->peak_mib < e->peak_mib);
       });
       if (!dominated) front.push_back(e);
     }
@@ -514,6 +528,7 @@ std::string SearchSession::result(bool cancelled) {
                    {"infeasible_groups", infeasible_groups},
                    {"skipped_groups", skipped_groups},
                    {"elapsed_ms", s.elapsed_ms},
+                   {"rank_by", s.rank_per_sample ? "time_per_sample" : "step_time"},
                    // A cancel after the last combination cut nothing: the result is whole.
                    {"partial", s.budget_hit || unfinished},
                    {"cancelled", cancelled && unfinished}};

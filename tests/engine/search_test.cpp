@@ -296,6 +296,31 @@ TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
   EXPECT_EQ(ruled_out, 3);
 }
 
+// 4 layers of F 1, B 2 on pp 2 (F + B = 6 per stage and micro batch), 1f1b: step (m + 1) x 6, so
+// m 4 takes 30 ms and m 16 takes 102 ms. By step time m 4 ranks first; per sample (micro batch size
+// 1, one replica) m 16 does, 102 / 16 = 6.375 ms against 30 / 4 = 7.5.
+TEST(Search, RankByTimePerSample) {
+  json req = {{"model", uniform_model(4, 1, 2, 0, 1)},
+              {"search", {{"pp_degree", {2}}, {"vpp_degree", {1}}, {"micro_batch_num", {4, 16}}, {"schedule", {"1f1b"}}}}};
+  const json by_step = run("search", req);
+  ASSERT_TRUE(by_step["ok"]) << by_step.dump();
+  EXPECT_EQ(by_step["result"]["rank_by"], "step_time");
+  const json& first = by_step["result"]["candidates"][0];
+  EXPECT_EQ(first["micro_batch_num"], 4);
+  EXPECT_DOUBLE_EQ(first["step_time_ms"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(first["time_per_sample_ms"].get<double>(), 7.5);
+  req["search"]["rank_by"] = "time_per_sample";
+  const json per_sample = run("search", req);
+  ASSERT_TRUE(per_sample["ok"]) << per_sample.dump();
+  EXPECT_EQ(per_sample["result"]["rank_by"], "time_per_sample");
+  EXPECT_EQ(per_sample["result"]["candidates"][0]["micro_batch_num"], 16);
+  EXPECT_DOUBLE_EQ(per_sample["result"]["candidates"][0]["time_per_sample_ms"].get<double>(), 102.0 / 16);
+  // The Pareto front uses the same time: m 16 is faster per sample and holds no more memory.
+  EXPECT_EQ(per_sample["result"]["pareto"], json::array({0}));
+  req["search"]["rank_by"] = "throughput";
+  EXPECT_TRUE(has_error(run("search", req), "RANK_BY_UNKNOWN", "/search/rank_by"));
+}
+
 // The session reads its request through the same checked parse as every command.
 TEST(Search, SessionChecksTheRequestText) {
   SearchSession too_precise(R"({"model": {"layers": [{"name": "l", "forward_ms": 1e400}]}})");
