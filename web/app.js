@@ -310,6 +310,8 @@ function redrawAll() {
 function applyTheme() {
   const theme = state.ui.theme;
   document.documentElement.dataset.theme = theme;
+  // The scheme the page's styles follow: "auto" resolved against the system, as for the charts.
+  document.documentElement.dataset.scheme = palette().name;
   const button = byId('theme-button', HTMLButtonElement);
   button.textContent = `Theme: ${theme}`;
   button.setAttribute('aria-label', theme === 'auto' ? 'Colour theme: follows the system' : `Colour theme: ${theme}`);
@@ -321,7 +323,9 @@ byId('theme-button', HTMLButtonElement).addEventListener('click', () => {
   redrawAll();
 });
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-  if (state.ui.theme === 'auto') redrawAll();
+  if (state.ui.theme !== 'auto') return;
+  applyTheme();
+  redrawAll();
 });
 
 // ---- models ------------------------------------------------------------------------------------------------------

@@ -401,11 +401,14 @@ class Balancer {
     return {held_[static_cast<std::size_t>(s)], limit_for(s), prefix_static_.data(), prefix_act_.data(),
             prefix_least_act_.data()};
   }
-  [[gnu::always_inline]] double one_extra(const OneChunk& c, int a, int b) {
+  // With `exact` false, a lower bound without frontiers: 0 when the most-saving options fit (the
+  // relaxed bound table's stage cost).
+  [[gnu::always_inline]] double one_extra(const OneChunk& c, int a, int b, bool exact = true) {
     const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
     const double budget = c.limit - (c.statics[ub] - c.statics[ua]);
     if (fits(c.held * (c.act[ub] - c.act[ua]), budget)) return 0;
     if (!fits(c.held * (c.least_act[ub] - c.least_act[ua]), budget)) return kInf;
+    if (!exact) return 0;
     const Frontier& f = frontier(a, b);
     const int k = best_point(f, budget / c.held);
     return k < 0 ? kInf : f[static_cast<std::size_t>(k)].extra;
@@ -506,7 +509,7 @@ class Balancer {
         for (int b = first_end(v, a); b <= last; ++b) {
           const double after = after_row[static_cast<std::size_t>(b)];
           if (after == kInf) continue;
-          const double extra = V_ != pp_ ? 0.0 : with_recompute ? one_extra(chunk_memory, a, b) : least_extra(s, a, b);
+          const double extra = V_ != pp_ ? 0.0 : one_extra(chunk_memory, a, b, with_recompute);
           if (extra == kInf) break;  // more layers only need more memory
           const Bounds bound = V_ == pp_ ? stage_bounds(s, pf, pb, a, b, extra) : Bounds{0, 0};
           if (bound.growing >= best) break;  // only grows with b
@@ -521,13 +524,6 @@ class Balancer {
       }
     }
     return true;
-  }
-
-  // A lower bound of stage_extra for one chunk [a, b) on stage s: 0 when the most-saving options
-  // fit, kInf when even they do not.
-  double least_extra(int s, int a, int b) const {
-    const double h = held_[static_cast<std::size_t>(s)];
-    return fits(h * range(prefix_least_act_, a, b), limit_for(s) - range(prefix_static_, a, b)) ? 0.0 : kInf;
   }
 
   int first_end(int v, int a) const {
