@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ppb/commands.hpp"
+#include "ppb/version.hpp"
 #include "ppb/search.hpp"
 
 namespace {

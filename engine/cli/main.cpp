@@ -10,6 +10,7 @@
 #include <string>
 
 #include "ppb/commands.hpp"
+#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
 
 namespace {

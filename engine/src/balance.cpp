@@ -83,7 +83,7 @@ int best_point(const Frontier& f, double budget) {
 
 class Balancer {
  public:
-  Balancer(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options)
+  Balancer(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
       : model_(model), device_(device), shape_(shape), options_(options) {
     L_ = model.layer_count();
     pp_ = shape.pp_degree;
@@ -130,10 +130,7 @@ class Balancer {
     costs_.assign(static_cast<std::size_t>(V_), VirtualStageCost{});
     children_.assign(static_cast<std::size_t>(V_), {});
     later_.assign(static_cast<std::size_t>(pp_), 0);
-    sim_in_.pp_degree = pp_;
-    sim_in_.vpp_degree = shape_.vpp_degree;
-    sim_in_.micro_batch_num = shape_.micro_batch_num;
-    sim_in_.schedule = shape_.schedule;
+    static_cast<PipelineShape&>(sim_in_) = shape_;
     sim_in_.stage_tail_ms = tail_;
 
     // The bound table with exact recompute gets half the time budget; when it cannot finish, the
@@ -745,7 +742,7 @@ class Balancer {
 
   // ---- the result -------------------------------------------------------------------------------
   Plan make_plan(const std::vector<int>& ends, bool within_limit) {
-    Plan plan = shape_;
+    Plan plan{shape_};
     plan.stage_layers.clear();
     plan.recompute.assign(static_cast<std::size_t>(L_), -1);
     std::vector<std::vector<std::pair<int, int>>> per_stage(static_cast<std::size_t>(pp_));
@@ -802,7 +799,7 @@ class Balancer {
 
   const Model& model_;
   const Device& device_;
-  const Plan& shape_;
+  const PipelineShape& shape_;
   const BalanceOptions& options_;
   int L_ = 0, pp_ = 1, V_ = 1, min_size_ = 1;
   double m_ = 1;
@@ -857,7 +854,7 @@ std::vector<int> ends_of(const std::vector<int>& stage_layers) {
 
 }  // namespace
 
-BalanceResult balance(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options) {
+BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options) {
   return Balancer(model, device, shape, options).run();
 }
 
@@ -870,7 +867,7 @@ Plan with_best_recompute(const Model& model, const Device& device, Plan plan, co
   return Balancer(model, device, plan, options).plan_for(ends_of(plan.stage_layers));
 }
 
-std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
+std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const PipelineShape& shape,
                                            const std::vector<int>& recompute_options, int range,
                                            bool allow_empty_stages, std::int64_t limit, double time_budget_ms,
                                            OffsetSearchStop& stop, const std::vector<StageComponent>& components) {
@@ -880,7 +877,7 @@ std::vector<OffsetCandidate> offset_search(const Model& model, const Device& dev
   const int body = model.body_count();
   const int base = body / V;
   const int remainder = body % V;
-  Plan even = shape;
+  Plan even{shape};
   even.stage_layers = even_stage_layers(model, V);
   const std::vector<int> even_offset = layer_offset_of(even, model);
   const int min_body = allow_empty_stages ? 0 : 1;
@@ -908,7 +905,7 @@ std::vector<OffsetCandidate> offset_search(const Model& model, const Device& dev
     far_rest[k] = far_rest[k + 1] + std::max(hi[k] - even_offset[k], even_offset[k] - lo[k]);
   }
   auto evaluate = [&] {
-    Plan plan = shape;
+    Plan plan{shape};
     plan.stage_layers.assign(static_cast<std::size_t>(V), 0);
     for (int u = 0; u < V; ++u) {
       plan.stage_layers[static_cast<std::size_t>(u)] = base + offset[static_cast<std::size_t>(u)];

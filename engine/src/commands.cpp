@@ -22,8 +22,6 @@ namespace ppb {
 
 using nlohmann::json;
 
-const char* version() { return "0.1.0"; }
-
 namespace detail {
 namespace {
 

@@ -5,57 +5,10 @@
 #include <numeric>
 
 #include "ppb/limits.hpp"
+#include "ppb/stage_component.hpp"
+#include "ppb/stage_costs.hpp"
 
 namespace ppb {
-
-double transfer_ms(const Device& device, double send_mib) {
-  double ms = device.p2p_latency_ms;
-  if (device.p2p_bandwidth_gbs) ms += send_mib * 1048576.0 / (*device.p2p_bandwidth_gbs * 1e9) * 1000.0;
-  return ms;
-}
-
-std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan) {
-  const int virtual_stages = plan.virtual_stages();
-  const auto starts = plan.stage_starts();
-  std::vector<VirtualStageCost> costs(static_cast<std::size_t>(virtual_stages));
-  for (int v = 0; v < virtual_stages; ++v) {
-    auto& c = costs[static_cast<std::size_t>(v)];
-    for (int i = starts[static_cast<std::size_t>(v)]; i < starts[static_cast<std::size_t>(v) + 1]; ++i) {
-      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
-      const int option = plan.recompute[static_cast<std::size_t>(i)];
-      c.forward_ms += layer.forward_ms;
-      c.backward_ms += layer.backward_ms;
-      c.weight_ms += layer.weight_backward_ms;
-      if (option >= 0) {
-        const RecomputeCost& r = *layer.recompute[static_cast<std::size_t>(option)];
-        c.backward_ms += r.extra_ms;
-        c.activation_mib += r.activation_mib;
-      } else {
-        c.activation_mib += layer.activation_mib;
-      }
-    }
-    const int end = starts[static_cast<std::size_t>(v) + 1];
-    const bool crosses = v + 1 < virtual_stages && plan.physical_stage(v) != plan.physical_stage(v + 1);
-    // An empty virtual stage forwards what it received: the last layer before it sets the size.
-    if (crosses && end > 0) c.send_ms = transfer_ms(device, model.layers[static_cast<std::size_t>(end) - 1].send_mib);
-    else if (crosses) c.send_ms = device.p2p_latency_ms;
-  }
-  return costs;
-}
-
-std::vector<double> component_tail_ms(const std::vector<StageComponent>& components, int pp_degree) {
-  std::vector<double> tail(static_cast<std::size_t>(pp_degree), 0);
-  for (const auto& c : components)
-    for (int s = 0; s < pp_degree; ++s) tail[static_cast<std::size_t>(s)] += c.step_at(s);
-  return tail;
-}
-
-std::vector<double> component_memory_mib(const std::vector<StageComponent>& components, int pp_degree) {
-  std::vector<double> memory(static_cast<std::size_t>(pp_degree), 0);
-  for (const auto& c : components)
-    for (int s = 0; s < pp_degree; ++s) memory[static_cast<std::size_t>(s)] += c.memory_at(s);
-  return memory;
-}
 
 Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
                   const std::vector<StageComponent>& components) {
@@ -63,10 +16,7 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   out.plan = plan;
   const auto costs = virtual_stage_costs(model, device, plan);
   SimulationInput input;
-  input.pp_degree = plan.pp_degree;
-  input.vpp_degree = plan.vpp_degree;
-  input.micro_batch_num = plan.micro_batch_num;
-  input.schedule = plan.schedule;
+  static_cast<PipelineShape&>(input) = plan;
   input.costs = costs;
   input.keep_timeline = keep_timeline;
   input.max_timeline_ops = limits::max_timeline_ops;

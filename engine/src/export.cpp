@@ -12,7 +12,7 @@
 #include <map>
 #include <numeric>
 
-#include "ppb/commands.hpp"
+#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/request.hpp"
 

@@ -25,28 +25,6 @@ std::string pointer_token(const std::string& key) {
   return out;
 }
 
-int Model::option_index(const std::string& option) const {
-  for (std::size_t i = 0; i < recompute_options.size(); ++i)
-    if (recompute_options[i] == option) return static_cast<int>(i);
-  return -1;
-}
-
-const char* schedule_name(Schedule schedule) {
-  switch (schedule) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved_1f1b: return "interleaved_1f1b";
-    case Schedule::zb_h1: return "zb_h1";
-  }
-  return "?";
-}
-
-std::optional<Schedule> schedule_from_name(const std::string& name) {
-  for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1})
-    if (name == schedule_name(s)) return s;
-  return std::nullopt;
-}
-
 namespace {
 
 const char* type_name(const json& j) {

@@ -368,7 +368,7 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
   const PipelineSpec& spec = request.pipeline;
   const std::size_t errors_before = diagnostics.errors().size();
   Plan plan;
-  plan.pp_degree = spec.pp_degree;
+  plan.pp_degree = spec.pp_degree;  // micro_batch_num is resolved below
   plan.vpp_degree = spec.vpp_degree;
   plan.schedule = spec.schedule;
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ppb/commands.hpp"
+#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/schedule.hpp"
 

@@ -51,8 +51,8 @@ struct BalanceResult {
   std::vector<std::string> notes;  // why the result is not proven optimal, when it is not
 };
 
-// `shape` gives pp_degree, vpp_degree, micro_batch_num and schedule; its partition is ignored.
-BalanceResult balance(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options);
+// The best plan of the given shape (pp_degree, vpp_degree, micro_batch_num, schedule).
+BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options);
 
 // The best recompute choice for a fixed partition: per physical stage, the least extra time whose
 // activation fits the memory limit (or the least activation when nothing fits).
@@ -71,7 +71,7 @@ enum class OffsetSearchStop { none, max_candidates, time_budget };
 // the summed distance of their entries); at most `limit` are evaluated and no new one is started
 // after `time_budget_ms`. `stop` tells which of the two ended the search, or none when every
 // offset in range was evaluated. The even split itself is always evaluated.
-std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const Plan& shape,
+std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const PipelineShape& shape,
                                            const std::vector<int>& recompute_options, int range,
                                            bool allow_empty_stages, std::int64_t limit, double time_budget_ms,
                                            OffsetSearchStop& stop, const std::vector<StageComponent>& components = {});

@@ -14,6 +14,4 @@ struct CommandOutput {
 
 CommandOutput run_command(std::string_view command, std::string_view request_json);
 
-const char* version();
-
 }  // namespace ppb

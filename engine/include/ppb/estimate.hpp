@@ -76,16 +76,6 @@ struct Estimate {
   SimulationResult simulation;
 };
 
-// Transfer time of `send_mib` over the device's point-to-point link.
-double transfer_ms(const Device& device, double send_mib);
-
-// What each virtual stage costs per micro batch under the plan.
-std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan);
-
-// Per physical stage tail time and memory of the stage components.
-std::vector<double> component_tail_ms(const std::vector<StageComponent>& components, int pp_degree);
-std::vector<double> component_memory_mib(const std::vector<StageComponent>& components, int pp_degree);
-
 Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
                   const std::vector<StageComponent>& components = {});
 

@@ -11,20 +11,19 @@
 #include <vector>
 
 #include "ppb/diagnostics.hpp"
+#include "ppb/pipeline_shape.hpp"
 #include "ppb/request.hpp"
 
 namespace ppb {
 
-struct Plan {
-  int pp_degree = 1;
-  int vpp_degree = 1;
-  std::int64_t micro_batch_num = 1;
-  Schedule schedule = Schedule::one_f_one_b;
+// A pipeline shape plus the layers of each virtual stage and the recompute option of each layer.
+struct Plan : PipelineShape {
+  Plan() = default;
+  explicit Plan(const PipelineShape& shape) : PipelineShape(shape) {}
+
   std::vector<int> stage_layers;  // layers per virtual stage, pinned layers included
   std::vector<int> recompute;     // per expanded layer: index into Model::recompute_options, -1 none
 
-  [[nodiscard]] int virtual_stages() const { return pp_degree * vpp_degree; }
-  [[nodiscard]] int physical_stage(int virtual_stage) const { return virtual_stage % pp_degree; }
   // First layer of each virtual stage, plus the layer count at the end (size V + 1).
   [[nodiscard]] std::vector<int> stage_starts() const;
 };

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ppb/request.hpp"
+#include "ppb/schedule_names.hpp"
 
 namespace ppb {
 

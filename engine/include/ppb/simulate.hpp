@@ -9,25 +9,14 @@
 #include <limits>
 #include <vector>
 
-#include "ppb/request.hpp"
+#include "ppb/pipeline_shape.hpp"
 #include "ppb/schedule.hpp"
+#include "ppb/stage_costs.hpp"
 
 namespace ppb {
 
-// Cost of one micro batch on one virtual stage.
-struct VirtualStageCost {
-  double forward_ms = 0;
-  double backward_ms = 0;  // full backward including recompute; zb_h1 runs backward_ms - weight_ms as B
-  double weight_ms = 0;    // weight-gradient part, run as W by zero-bubble schedules
-  double activation_mib = 0;
-  double send_ms = 0;  // transfer to the next virtual stage (and the gradient back); 0 on the same device
-};
-
-struct SimulationInput {
-  int pp_degree = 1;
-  int vpp_degree = 1;
-  std::int64_t micro_batch_num = 1;
-  Schedule schedule = Schedule::one_f_one_b;
+// A pipeline shape with what each of its virtual stages costs per micro batch.
+struct SimulationInput : PipelineShape {
   std::vector<VirtualStageCost> costs;  // one per virtual stage, size pp x vpp
   bool keep_timeline = false;
   // The timeline keeps the first this many operations by start time, and the memory steps up to the

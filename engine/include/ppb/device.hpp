@@ -1,0 +1,22 @@
+// The device a stage runs on, as far as the pipeline sees it: its memory limit and what is kept
+// back from it, and the point-to-point link to the next stage.
+#pragma once
+
+#include <optional>
+
+namespace ppb {
+
+struct Device {
+  std::optional<double> memory_limit_mib;   // none: every plan fits
+  double reserved_mib = 0;                  // framework, workspace, fragmentation
+  std::optional<double> p2p_bandwidth_gbs;  // none: transfers cost only their latency
+  double p2p_latency_ms = 0;
+};
+
+// Time to send `send_mib` over the device's point-to-point link: the latency plus the size over
+// the bandwidth (MiB are 2^20 bytes, GB/s 10^9 bytes per second).
+//   Device d{.p2p_bandwidth_gbs = 25, .p2p_latency_ms = 0.02};
+//   transfer_ms(d, 32);  // 0.02 + 32 x 2^20 / 25e9 x 1000 = 1.362 ms
+double transfer_ms(const Device& device, double send_mib);
+
+}  // namespace ppb

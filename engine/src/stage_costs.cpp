@@ -1,0 +1,38 @@
+// Per-virtual-stage costs of a plan: the sums over its layers, with the chosen recompute options,
+// and the transfer to the next virtual stage when that one is on another device.
+#include "ppb/stage_costs.hpp"
+
+#include "ppb/plan.hpp"
+
+namespace ppb {
+
+std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Device& device, const Plan& plan) {
+  const int virtual_stages = plan.virtual_stages();
+  const auto starts = plan.stage_starts();
+  std::vector<VirtualStageCost> costs(static_cast<std::size_t>(virtual_stages));
+  for (int v = 0; v < virtual_stages; ++v) {
+    auto& c = costs[static_cast<std::size_t>(v)];
+    for (int i = starts[static_cast<std::size_t>(v)]; i < starts[static_cast<std::size_t>(v) + 1]; ++i) {
+      const Layer& layer = model.layers[static_cast<std::size_t>(i)];
+      const int option = plan.recompute[static_cast<std::size_t>(i)];
+      c.forward_ms += layer.forward_ms;
+      c.backward_ms += layer.backward_ms;
+      c.weight_ms += layer.weight_backward_ms;
+      if (option >= 0) {
+        const RecomputeCost& r = *layer.recompute[static_cast<std::size_t>(option)];
+        c.backward_ms += r.extra_ms;
+        c.activation_mib += r.activation_mib;
+      } else {
+        c.activation_mib += layer.activation_mib;
+      }
+    }
+    const int end = starts[static_cast<std::size_t>(v) + 1];
+    const bool crosses = v + 1 < virtual_stages && plan.physical_stage(v) != plan.physical_stage(v + 1);
+    // An empty virtual stage forwards what it received: the last layer before it sets the size.
+    if (crosses && end > 0) c.send_ms = transfer_ms(device, model.layers[static_cast<std::size_t>(end) - 1].send_mib);
+    else if (crosses) c.send_ms = device.p2p_latency_ms;
+  }
+  return costs;
+}
+
+}  // namespace ppb
