@@ -1,6 +1,8 @@
 // JSON parsing with complete validation, and response serialisation.
 #include "ppb/io.hpp"
 
+#include "field_reader.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,211 +17,11 @@ namespace ppb {
 
 using nlohmann::json;
 
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
 namespace {
 
-const char* type_name(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
-
-// Numbers in messages: whole numbers without a fraction, others with up to three decimals.
-std::string fmt(double x) {
-  if (std::isfinite(x) && std::fabs(x) < 1e15 && std::floor(x) == x) return std::to_string(static_cast<long long>(x));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  if (std::fabs(x) >= 1 && std::fabs(x) < 1e15) std::snprintf(buf, sizeof buf, "%.3f", x);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
-// Reads the fields of one JSON object at a JSON Pointer path, reporting type and range problems
-// and, at the end, the fields it was never asked about (as warnings: unknown is not an error).
-class Fields {
- public:
-  Fields(const json& object, std::string path, Diagnostics& diagnostics)
-      : object_(object), path_(std::move(path)), d_(diagnostics) {}
-
-  Fields(const Fields&) = delete;
-  Fields& operator=(const Fields&) = delete;
-
-  ~Fields() {
-    if (!object_.is_object()) return;
-    for (auto it = object_.begin(); it != object_.end(); ++it) {
-      if (known_.count(it.key())) continue;
-      // A hostile name is not repeated in the message (the path already carries it once).
-      const std::string name = static_cast<std::int64_t>(it.key().size()) <= limits::max_name_length
-                                   ? "\"" + it.key() + "\""
-                                   : "with a " + std::to_string(it.key().size()) + "-byte name";
-      d_.warning("UNKNOWN_FIELD", at(it.key()), "field " + name + " is not part of ppb.v1 and was ignored.");
-    }
-  }
-
-  [[nodiscard]] std::string at(const std::string& key) const { return path_ + "/" + pointer_token(key); }
-  [[nodiscard]] bool has(const std::string& key) { known_.insert(key); return object_.contains(key); }
-  void allow(const std::string& key) { known_.insert(key); }
-
-  const json* get(const std::string& key) {
-    known_.insert(key);
-    auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-
-  // A non-negative finite quantity (time, memory, bandwidth) up to limits::max_quantity.
-  std::optional<double> quantity(const std::string& key, bool positive = false) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_number()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a number, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    const double x = j->get<double>();
-    if (!std::isfinite(x)) {
-      d_.error("NOT_FINITE", at(key), key + " must be a finite number.");
-      return std::nullopt;
-    }
-    if (x < 0 || (positive && x == 0)) {
-      d_.error("NEGATIVE", at(key), key + " is " + fmt(x) + "; it must be " + (positive ? "above" : "at least") + " 0.");
-      return std::nullopt;
-    }
-    if (x > limits::max_quantity) {
-      d_.error("TOO_LARGE", at(key), key + " is " + fmt(x) + ", above the cap of " + fmt(limits::max_quantity) + ".");
-      return std::nullopt;
-    }
-    return x;
-  }
-
-  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max,
-                                      const char* cap_code = "TOO_LARGE") {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    return integer_value(*j, at(key), key, min, max, cap_code, d_);
-  }
-
-  static std::optional<std::int64_t> integer_value(const json& j, const std::string& path, const std::string& what,
-                                                   std::int64_t min, std::int64_t max, const char* cap_code,
-                                                   Diagnostics& d) {
-    if (!j.is_number()) {
-      d.error("TYPE_MISMATCH", path, what + " must be an integer, not " + type_name(j) + ".");
-      return std::nullopt;
-    }
-    const double x = j.get<double>();
-    if (!std::isfinite(x) || std::floor(x) != x) {
-      d.error("NOT_INTEGER", path, what + " must be a whole number, not " + fmt(x) + ".");
-      return std::nullopt;
-    }
-    if (x < static_cast<double>(min)) {
-      d.error(min >= 0 ? "NEGATIVE" : "OUT_OF_RANGE", path,
-              what + " is " + fmt(x) + "; it must be at least " + std::to_string(min) + ".");
-      return std::nullopt;
-    }
-    if (x > static_cast<double>(max)) {
-      d.error(cap_code, path, what + " is " + fmt(x) + ", above the cap of " + std::to_string(max) + ".");
-      return std::nullopt;
-    }
-    return j.is_number_float() ? static_cast<std::int64_t>(x)
-           : j.is_number_unsigned() ? static_cast<std::int64_t>(j.get<std::uint64_t>())
-                                    : j.get<std::int64_t>();
-  }
-
-  std::optional<std::string> string(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_string()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a string, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    auto s = j->get<std::string>();
-    if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
-      d_.error("TOO_LONG", at(key), key + " is " + std::to_string(s.size()) + " characters, above the cap of " +
-                                        std::to_string(limits::max_name_length) + ".");
-      return std::nullopt;
-    }
-    return s;
-  }
-
-  std::optional<bool> boolean(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_boolean()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be true or false, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    return j->get<bool>();
-  }
-
-  // A child object; reports a type problem and returns null when it is not an object.
-  const json* object(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return nullptr;
-    if (!j->is_object()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be an object, not " + type_name(*j) + ".");
-      return nullptr;
-    }
-    return j;
-  }
-
-  // An array of integers in [min, max]; nullopt (with diagnostics) when any element is wrong.
-  std::optional<std::vector<std::int64_t>> integers(const std::string& key, std::int64_t min, std::int64_t max) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    return integer_list(*j, at(key), key, min, max, d_);
-  }
-
-  static std::optional<std::vector<std::int64_t>> integer_list(const json& j, const std::string& path,
-                                                               const std::string& what, std::int64_t min,
-                                                               std::int64_t max, Diagnostics& d) {
-    if (!j.is_array()) {
-      d.error("TYPE_MISMATCH", path, what + " must be an array of integers, not " + type_name(j) + ".");
-      return std::nullopt;
-    }
-    if (static_cast<std::int64_t>(j.size()) > limits::max_layers) {
-      d.error("TOO_LARGE", path, what + " has " + std::to_string(j.size()) + " entries, above the cap of " +
-                                     std::to_string(limits::max_layers) + ".");
-      return std::nullopt;
-    }
-    std::vector<std::int64_t> out;
-    bool ok = true;
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      auto v = integer_value(j[i], path + "/" + std::to_string(i), what + "[" + std::to_string(i) + "]", min, max,
-                             "OUT_OF_RANGE", d);
-      if (v) out.push_back(*v);
-      else ok = false;
-    }
-    if (!ok) return std::nullopt;
-    return out;
-  }
-
- private:
-  const json& object_;
-  std::string path_;
-  Diagnostics& d_;
-  std::set<std::string> known_;
-};
-
 constexpr double kMiB = 1048576.0;
+// An entry of a partition or recompute list: any index or count of a model within the layer cap.
+constexpr IntegerRange kPartitionEntry{-limits::max_layers, limits::max_layers, "OUT_OF_RANGE"};
 
 void parse_layer(const json& entry, const std::string& path, int entry_index, const BytesPerParam& bytes,
                  Model& model, std::vector<Layer>& out, Diagnostics& d) {
@@ -227,7 +29,7 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
     d.error("TYPE_MISMATCH", path, "each layer entry must be an object, not " + std::string(type_name(entry)) + ".");
     return;
   }
-  Fields f(entry, path, d);
+  FieldReader f(entry, path, d);
   Layer layer;
   layer.entry = entry_index;
   bool ok = true;
@@ -237,28 +39,28 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
     ok = false;
   } else ok = false;
   layer.kind = f.string("kind").value_or("");
-  const auto count = f.integer("count", 1, limits::max_layers, "LAYER_LIMIT");
+  const auto count = f.integer("count", {1, limits::max_layers, "LAYER_LIMIT"});
   if (f.has("count") && !count) ok = false;
   if (auto pin = f.string("pin")) {
     if (*pin == "first") layer.pin = Pin::first;
     else if (*pin == "last") layer.pin = Pin::last;
     else {
-      d.error("PIN_INVALID", f.at("pin"), "pin must be \"first\" or \"last\", not \"" + *pin + "\".");
+      d.error("PIN_INVALID", f.at("pin"), "pin must be \"first\" or \"last\", not " + quoted_input(*pin) + ".");
       ok = false;
     }
   }
-  const auto forward = f.quantity("forward_ms");
+  const auto forward = f.number("forward_ms");
   if (!forward && !f.has("forward_ms")) {
     d.error("REQUIRED", f.at("forward_ms"), "layer \"" + layer.name + "\" needs forward_ms (its forward time per micro batch).");
     ok = false;
   }
   layer.forward_ms = forward.value_or(0);
-  layer.backward_ms = f.quantity("backward_ms").value_or(2 * layer.forward_ms);
-  layer.weight_backward_ms = f.quantity("weight_backward_ms").value_or(layer.backward_ms / 2);
+  layer.backward_ms = f.number("backward_ms").value_or(2 * layer.forward_ms);
+  layer.weight_backward_ms = f.number("weight_backward_ms").value_or(layer.backward_ms / 2);
   if (layer.weight_backward_ms > layer.backward_ms) {
     d.error("WEIGHT_BACKWARD_EXCEEDS", f.at("weight_backward_ms"),
-            "weight_backward_ms (" + fmt(layer.weight_backward_ms) + ") is part of backward_ms (" +
-                fmt(layer.backward_ms) + ") and cannot exceed it.");
+            "weight_backward_ms (" + number_text(layer.weight_backward_ms) + ") is part of backward_ms (" +
+                number_text(layer.backward_ms) + ") and cannot exceed it.");
     ok = false;
   }
   const bool by_params = f.has("params");
@@ -270,33 +72,33 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
             "weights_mib/grads_mib/optimizer_mib, or static_mib.");
     ok = false;
   }
-  if (auto params = f.quantity("params")) {
+  if (auto params = f.number("params")) {
     layer.weights_mib = *params * bytes.weights / kMiB;
     layer.grads_mib = *params * bytes.grads / kMiB;
     layer.optimizer_mib = *params * bytes.optimizer / kMiB;
   }
   if (by_parts) {
-    layer.weights_mib = f.quantity("weights_mib").value_or(0);
-    layer.grads_mib = f.quantity("grads_mib").value_or(0);
-    layer.optimizer_mib = f.quantity("optimizer_mib").value_or(0);
+    layer.weights_mib = f.number("weights_mib").value_or(0);
+    layer.grads_mib = f.number("grads_mib").value_or(0);
+    layer.optimizer_mib = f.number("optimizer_mib").value_or(0);
   }
-  layer.other_static_mib = f.quantity("static_mib").value_or(0);
-  layer.activation_mib = f.quantity("activation_mib").value_or(0);
-  layer.send_mib = f.quantity("send_mib").value_or(0);
+  layer.other_static_mib = f.number("static_mib").value_or(0);
+  layer.activation_mib = f.number("activation_mib").value_or(0);
+  layer.send_mib = f.number("send_mib").value_or(0);
   if (const json* components = f.object("components")) {
     for (auto it = components->begin(); it != components->end(); ++it) {
       const std::string cpath = f.at("components") + "/" + pointer_token(it.key());
       if (!it.value().is_object()) {
-        d.error("TYPE_MISMATCH", cpath, "component \"" + it.key() + "\" must be an object of forward_ms, backward_ms, static_mib, activation_mib.");
+        d.error("TYPE_MISMATCH", cpath, "component " + quoted_input(it.key()) + " must be an object of forward_ms, backward_ms, static_mib, activation_mib.");
         ok = false;
         continue;
       }
-      Fields cf(it.value(), cpath, d);
+      FieldReader cf(it.value(), cpath, d);
       ComponentCost cost;
-      cost.forward_ms = cf.quantity("forward_ms").value_or(0);
-      cost.backward_ms = cf.quantity("backward_ms").value_or(0);
-      cost.static_mib = cf.quantity("static_mib").value_or(0);
-      cost.activation_mib = cf.quantity("activation_mib").value_or(0);
+      cost.forward_ms = cf.number("forward_ms").value_or(0);
+      cost.backward_ms = cf.number("backward_ms").value_or(0);
+      cost.static_mib = cf.number("static_mib").value_or(0);
+      cost.activation_mib = cf.number("activation_mib").value_or(0);
       auto named = std::find(model.component_names.begin(), model.component_names.end(), it.key());
       cost.component = static_cast<int>(named - model.component_names.begin());
       if (named == model.component_names.end()) model.component_names.push_back(it.key());
@@ -320,26 +122,26 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
       }
       if (it.key() == "none" || it.key() == "layers" || it.key().empty()) {
         d.error("RECOMPUTE_OPTION_RESERVED", opath,
-                "\"" + it.key() + "\" cannot name a recompute option" +
+                quoted_input(it.key()) + " cannot name a recompute option" +
                     (it.key() == "none" ? " (no recompute is always available)." : "."));
         ok = false;
         continue;
       }
       if (!it.value().is_object()) {
-        d.error("TYPE_MISMATCH", opath, "recompute option \"" + it.key() + "\" must be an object with activation_mib and extra_ms.");
+        d.error("TYPE_MISMATCH", opath, "recompute option " + quoted_input(it.key()) + " must be an object with activation_mib and extra_ms.");
         ok = false;
         continue;
       }
-      Fields of(it.value(), opath, d);
+      FieldReader of(it.value(), opath, d);
       RecomputeCost cost;
-      cost.activation_mib = of.quantity("activation_mib").value_or(0);
-      cost.extra_ms = of.quantity("extra_ms").value_or(0);
+      cost.activation_mib = of.number("activation_mib").value_or(0);
+      cost.extra_ms = of.number("extra_ms").value_or(0);
       int index = model.option_index(it.key());
       // Every layer keeps a slot per option, so their number is capped before it multiplies.
       if (index < 0 && static_cast<std::int64_t>(model.recompute_options.size()) >= limits::max_recompute_options) {
         d.error("RECOMPUTE_OPTION_LIMIT", opath,
                 "the model offers more than " + std::to_string(limits::max_recompute_options) +
-                    " distinct recompute options, the cap; \"" + it.key() + "\" is one too many.");
+                    " distinct recompute options, the cap; " + quoted_input(it.key()) + " is one too many.");
         ok = false;
         break;  // once per layer entry is enough
       }
@@ -362,11 +164,6 @@ void parse_layer(const json& entry, const std::string& path, int entry_index, co
   out.insert(out.end(), static_cast<std::size_t>(n), layer);
 }
 
-std::optional<std::vector<std::int64_t>> pipeline_partition(Fields& f, const char* key, std::int64_t min,
-                                                            std::int64_t max) {
-  return f.integers(key, min, max);
-}
-
 }  // namespace
 
 Model parse_model(const json& document, const std::string& path, const BytesPerParam& bytes, Diagnostics& d) {
@@ -375,9 +172,9 @@ Model parse_model(const json& document, const std::string& path, const BytesPerP
     d.error("TYPE_MISMATCH", path, "the model must be a ppb.model.v1 object, not " + std::string(type_name(document)) + ".");
     return model;
   }
-  Fields f(document, path, d);
+  FieldReader f(document, path, d);
   if (auto format = f.string("format"); format && *format != "ppb.model.v1")
-    d.error("FORMAT_UNKNOWN", f.at("format"), "format \"" + *format + "\" is not supported; this engine reads \"ppb.model.v1\".");
+    d.error("FORMAT_UNKNOWN", f.at("format"), "format " + quoted_input(*format) + " is not supported; this engine reads \"ppb.model.v1\".");
   model.name = f.string("name").value_or("");
   f.allow("bytes_per_param");  // written by the transformer generator, informational here
   f.allow("total_params");
@@ -425,21 +222,21 @@ Request parse_request(const json& document, Diagnostics& d) {
     d.error("TYPE_MISMATCH", "", "the request must be a JSON object, not " + std::string(type_name(document)) + ".");
     return request;
   }
-  Fields top(document, "", d);
+  FieldReader top(document, "", d);
   for (const char* section : {"balance", "search", "export", "transformer", "parallel"}) top.allow(section);
 
   if (const json* training = top.object("training")) {
-    Fields f(*training, "/training", d);
+    FieldReader f(*training, "/training", d);
     for (const char* key : {"precision", "distributed_optimizer", "recompute_options"}) f.allow(key);  // transformer
     for (const char* key : {"world_size", "tp_degree", "cp_degree", "ep_degree"}) f.allow(key);  // search coupling
-    request.training.global_batch_size = f.integer("global_batch_size", 1, limits::max_batch);
-    request.training.micro_batch_size = f.integer("micro_batch_size", 1, limits::max_batch);
-    request.training.dp_degree = f.integer("dp_degree", 1, limits::max_batch);
+    request.training.global_batch_size = f.integer("global_batch_size", {1, limits::max_batch});
+    request.training.micro_batch_size = f.integer("micro_batch_size", {1, limits::max_batch});
+    request.training.dp_degree = f.integer("dp_degree", {1, limits::max_batch});
     if (const json* bpp = f.object("bytes_per_param")) {
-      Fields b(*bpp, "/training/bytes_per_param", d);
-      request.training.bytes_per_param.weights = b.quantity("weights").value_or(request.training.bytes_per_param.weights);
-      request.training.bytes_per_param.grads = b.quantity("grads").value_or(request.training.bytes_per_param.grads);
-      request.training.bytes_per_param.optimizer = b.quantity("optimizer").value_or(request.training.bytes_per_param.optimizer);
+      FieldReader b(*bpp, "/training/bytes_per_param", d);
+      request.training.bytes_per_param.weights = b.number("weights").value_or(request.training.bytes_per_param.weights);
+      request.training.bytes_per_param.grads = b.number("grads").value_or(request.training.bytes_per_param.grads);
+      request.training.bytes_per_param.optimizer = b.number("optimizer").value_or(request.training.bytes_per_param.optimizer);
     }
   }
   const json* model = top.get("model");
@@ -468,8 +265,8 @@ Request parse_request(const json& document, Diagnostics& d) {
     // The generator has read and checked parallel already: its problems are not reported twice.
     const bool generator_read = !model && document.contains("transformer");
     Diagnostics already_reported;
-    const auto parallel_dp = Fields::integer_value((*it)["dp_degree"], "/parallel/dp_degree", "dp_degree", 1,
-                                                   limits::max_batch, "TOO_LARGE", generator_read ? already_reported : d);
+    const auto parallel_dp = read_integer((*it)["dp_degree"], "/parallel/dp_degree", "dp_degree", {1, limits::max_batch},
+                                          generator_read ? already_reported : d);
     auto& training_dp = request.training.dp_degree;
     if (parallel_dp && training_dp && *parallel_dp != *training_dp)
       d.error("DP_DEGREE_CONFLICT", "/parallel/dp_degree",
@@ -479,52 +276,53 @@ Request parse_request(const json& document, Diagnostics& d) {
   }
 
   if (const json* device = top.object("device")) {
-    Fields f(*device, "/device", d);
+    FieldReader f(*device, "/device", d);
     for (const char* key : {"peak_tflops", "compute_efficiency"}) f.allow(key);  // transformer
-    request.device.memory_limit_mib = f.quantity("memory_limit_mib", true);
-    request.device.reserved_mib = f.quantity("reserved_mib").value_or(0);
-    request.device.p2p_bandwidth_gbs = f.quantity("p2p_bandwidth_gbs", true);
-    request.device.p2p_latency_ms = f.quantity("p2p_latency_ms").value_or(0);
+    request.device.memory_limit_mib = f.number("memory_limit_mib", {.min_exclusive = true});
+    request.device.reserved_mib = f.number("reserved_mib").value_or(0);
+    request.device.p2p_bandwidth_gbs = f.number("p2p_bandwidth_gbs", {.min_exclusive = true});
+    request.device.p2p_latency_ms = f.number("p2p_latency_ms").value_or(0);
   }
 
-  if (const json* components = top.get("components")) {
-    if (!components->is_array()) {
-      d.error("TYPE_MISMATCH", "/components", "components must be a list of {name, step_ms, memory_mib}.");
-    } else {
-      for (std::size_t i = 0; i < components->size(); ++i) {
-        const std::string cpath = "/components/" + std::to_string(i);
-        const json& c = (*components)[i];
-        if (!c.is_object()) {
-          d.error("TYPE_MISMATCH", cpath, "each component must be an object {name, step_ms, memory_mib}.");
+  if (const json* components = top.array("components", "{name, step_ms, memory_mib} objects")) {
+    for (std::size_t i = 0; i < components->size(); ++i) {
+      const std::string cpath = "/components/" + std::to_string(i);
+      const json& c = (*components)[i];
+      if (!c.is_object()) {
+        d.error("TYPE_MISMATCH", cpath, "each component must be an object {name, step_ms, memory_mib}.");
+        continue;
+      }
+      FieldReader cf(c, cpath, d);
+      StageComponent component;
+      if (cf.require("name", "each component needs a name.")) component.name = cf.string("name").value_or("");
+      // One value for every stage, or a list with one per stage.
+      for (auto [key, target] : {std::pair{"step_ms", &component.step_ms}, std::pair{"memory_mib", &component.memory_mib}}) {
+        const json* v = cf.get(key);
+        if (!v) continue;
+        if (!v->is_array()) {
+          if (auto x = read_number(*v, cf.at(key), key, {}, d)) target->push_back(*x);
           continue;
         }
-        Fields cf(c, cpath, d);
-        StageComponent component;
-        if (auto name = cf.string("name")) component.name = *name;
-        else if (!cf.has("name")) d.error("REQUIRED", cf.at("name"), "each component needs a name.");
-        for (auto [key, target] : {std::pair{"step_ms", &component.step_ms}, std::pair{"memory_mib", &component.memory_mib}}) {
-          const json* v = cf.get(key);
-          if (!v) continue;
-          const json values = v->is_array() ? *v : json::array({*v});
-          for (std::size_t k = 0; k < values.size(); ++k) {
-            const std::string at = cf.at(key) + (v->is_array() ? "/" + std::to_string(k) : "");
-            if (!values[k].is_number() || !std::isfinite(values[k].get<double>()) || values[k].get<double>() < 0 ||
-                values[k].get<double>() > limits::max_quantity)
-              d.error("OUT_OF_RANGE", at, std::string(key) + " must be a number from 0 to 1e12 (one value, or one per stage).");
-            else
-              target->push_back(values[k].get<double>());
-          }
+        if (static_cast<std::int64_t>(v->size()) > limits::max_pp_degree) {
+          d.error("TOO_LARGE", cf.at(key), std::string(key) + " has " + std::to_string(v->size()) +
+                                               " values, above the cap of " + std::to_string(limits::max_pp_degree) + " stages.");
+          continue;
         }
-        request.components.push_back(component);
+        for (std::size_t k = 0; k < v->size(); ++k) {
+          const std::string index = std::to_string(k);
+          if (auto x = read_number((*v)[k], cf.at(key) + "/" + index, std::string(key) + "[" + index + "]", {}, d))
+            target->push_back(*x);
+        }
       }
+      request.components.push_back(component);
     }
   }
 
   auto& p = request.pipeline;
   if (const json* pipeline = top.object("pipeline")) {
-    Fields f(*pipeline, "/pipeline", d);
-    const auto pp = f.integer("pp_degree", -limits::max_pp_degree, limits::max_pp_degree, "PP_DEGREE_LIMIT");
-    const auto vpp = f.integer("vpp_degree", -limits::max_vpp_degree, limits::max_vpp_degree, "VPP_DEGREE_LIMIT");
+    FieldReader f(*pipeline, "/pipeline", d);
+    const auto pp = f.integer("pp_degree", {-limits::max_pp_degree, limits::max_pp_degree, "PP_DEGREE_LIMIT"});
+    const auto vpp = f.integer("vpp_degree", {-limits::max_vpp_degree, limits::max_vpp_degree, "VPP_DEGREE_LIMIT"});
     p.pp_degree = static_cast<int>(pp.value_or(1));
     p.vpp_degree = static_cast<int>(vpp.value_or(1));
     if (pp && vpp && *pp > 0 && *vpp > 0 && *pp * *vpp > limits::max_virtual_stages)
@@ -533,12 +331,12 @@ Request parse_request(const json& document, Diagnostics& d) {
                   std::to_string(*pp * *vpp) + " virtual stages, above the cap of " +
                   std::to_string(limits::max_virtual_stages) + ".");
     p.micro_batch_num =
-        f.integer("micro_batch_num", -limits::max_micro_batch_num, limits::max_micro_batch_num, "MICRO_BATCH_LIMIT");
+        f.integer("micro_batch_num", {-limits::max_micro_batch_num, limits::max_micro_batch_num, "MICRO_BATCH_LIMIT"});
     if (auto schedule = f.string("schedule")) {
       if (auto s = schedule_from_name(*schedule)) p.schedule = *s;
       else
         d.error("SCHEDULE_UNKNOWN", "/pipeline/schedule",
-                "schedule \"" + *schedule + "\" is not known; use gpipe, 1f1b, interleaved_1f1b or zb_h1.");
+                "schedule " + quoted_input(*schedule) + " is not known; use gpipe, 1f1b, interleaved_1f1b or zb_h1.");
     }
     p.allow_empty_stages = f.boolean("allow_empty_stages").value_or(false);
     p.include_timeline = f.boolean("include_timeline").value_or(false);
@@ -549,14 +347,12 @@ Request parse_request(const json& document, Diagnostics& d) {
                              std::pair{"layer_offset", PartitionForm::layer_offset}}) {
       if (!f.has(key)) continue;
       ++forms;
-      const std::int64_t lo = form == PartitionForm::layer_offset ? -limits::max_layers : -limits::max_layers;
-      if (auto values = pipeline_partition(f, key, lo, limits::max_layers)) {
+      // Out-of-range values of the model's size are the plan's to report (with the layer count).
+      if (auto values = f.integers(key, kPartitionEntry)) {
         p.partition_form = form;
         p.partition = *values;
       } else {
-        p.partition_form = form;
-        p.partition.clear();
-        p.partition_form = PartitionForm::even;  // already reported; avoid cascading errors
+        // Already reported; an even split in its place keeps the plan's checks from cascading.
         d.error("PARTITION_UNUSABLE", std::string("/pipeline/") + key, std::string(key) + " could not be read; see the errors above.");
       }
     }
@@ -567,21 +363,21 @@ Request parse_request(const json& document, Diagnostics& d) {
     if (const json* rc = f.object("recompute")) {
       if (rc->contains("layers")) {
         p.recompute_form = RecomputeForm::layers;
-        Fields rf(*rc, "/pipeline/recompute", d);
+        FieldReader rf(*rc, "/pipeline/recompute", d);
         if (rc->size() > 1)
           d.error("RECOMPUTE_FORM", "/pipeline/recompute",
                   "recompute takes either {\"layers\": {option: [layer indices]}} or {option: [count per virtual stage]}, not both.");
         if (const json* layers = rf.object("layers"))
           for (auto it = layers->begin(); it != layers->end(); ++it)
-            if (auto v = Fields::integer_list(it.value(), "/pipeline/recompute/layers/" + pointer_token(it.key()), it.key(),
-                                              -limits::max_layers, limits::max_layers, d))
+            if (auto v = read_integers(it.value(), "/pipeline/recompute/layers/" + pointer_token(it.key()), it.key(),
+                                       kPartitionEntry, d))
               p.recompute[it.key()] = *v;
-        for (auto it = rc->begin(); it != rc->end(); ++it) rf.allow(it.key());
+        rf.allow_all();  // a second key is RECOMPUTE_FORM, not unknown
       } else {
         p.recompute_form = RecomputeForm::counts;
         for (auto it = rc->begin(); it != rc->end(); ++it)
-          if (auto v = Fields::integer_list(it.value(), "/pipeline/recompute/" + pointer_token(it.key()), it.key(),
-                                            -limits::max_layers, limits::max_layers, d))
+          if (auto v = read_integers(it.value(), "/pipeline/recompute/" + pointer_token(it.key()), it.key(),
+                                     kPartitionEntry, d))
             p.recompute[it.key()] = *v;
       }
     }
@@ -660,8 +456,8 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
                           {"peak_mib", v.peak_mib},
                           {"limit_mib", v.limit_mib},
                           {"over_mib", over},
-                          {"message", "stage " + std::to_string(v.stage) + " needs " + fmt(std::round(v.peak_mib)) +
-                                          " MiB, limit " + fmt(v.limit_mib) + " MiB (" + fmt(std::ceil(over)) + " MiB over)"}});
+                          {"message", "stage " + std::to_string(v.stage) + " needs " + number_text(std::round(v.peak_mib)) +
+                                          " MiB, limit " + number_text(v.limit_mib) + " MiB (" + number_text(std::ceil(over)) + " MiB over)"}});
   }
   r["violations"] = violations;
   if (include_timeline) {

@@ -79,14 +79,15 @@ TEST(Io, DpDegreeInBothSectionsMustAgree) {
 }
 
 // A bad parallel.dp_degree is an error at its path; with a transformer the generator reports it and
-// the request parser does not add a second error for the same field.
+// the request parser does not add a second error for the same field. 0 is below dp_degree's minimum
+// of 1 without being negative: OUT_OF_RANGE.
 TEST(Io, BadParallelDpDegreeIsReportedOnce) {
   const json model_req = {{"model", uniform_model(4, 1, 2, 0, 0)},
                           {"parallel", {{"dp_degree", 0}}},
                           {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}}}};
   json r = run("estimate", model_req);
   EXPECT_FALSE(r["ok"]);
-  EXPECT_TRUE(has_error(r, "NEGATIVE", "/parallel/dp_degree")) << r.dump();
+  EXPECT_TRUE(has_error(r, "OUT_OF_RANGE", "/parallel/dp_degree")) << r.dump();
 
   json transformer_req = small_transformer();
   transformer_req["parallel"] = {{"dp_degree", 0}};
