@@ -222,6 +222,7 @@ function fieldsRead(source) {
   add(/\["(\w+)"\](?!\s*=(?!=))/g);
   add(/\bsection\("(\w+)"\)/g);
   add(/optional_int\(\s*\w+,\s*"(\w+)"/g);
+  add(/\binteger\(\w+,\s*"(\w+)"/g);  // the transformer reader's integer(reader, "key", ...)
   add(/std::pair\{"(\w+)"/g);
   add(/field\.key\(\) == "(\w+)"/g);
   add(/key\(\) != "(\w+)"/g);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "command_support.hpp"
+#include "field_reader.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/io.hpp"
 #include "ppb/limits.hpp"
@@ -28,65 +29,37 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
   auto it = document.find("balance");
   if (it == document.end()) return settings;
   if (!it->is_object()) {
-    d.error("TYPE_MISMATCH", "/balance", "balance must be an object.");
+    d.error("TYPE_MISMATCH", "/balance", std::string("balance must be an object, not ") + type_name(*it) + ".");
     return settings;
   }
-  for (auto field = it->begin(); field != it->end(); ++field) {
-    const std::string path = "/balance/" + pointer_token(field.key());
-    const json& value = field.value();
-    if (field.key() == "recompute_options") {
-      if (!value.is_array()) {
-        d.error("TYPE_MISMATCH", path, "recompute_options must be a list of option names.");
+  FieldReader f(*it, "/balance", d);
+  if (const json* options = f.array("recompute_options", "option names")) {
+    settings.recompute_options.clear();
+    for (std::size_t i = 0; i < options->size(); ++i) {
+      const std::string at = f.at("recompute_options") + "/" + std::to_string(i);
+      const auto name = read_string((*options)[i], at, "each recompute option", d);
+      if (!name || *name == "none") continue;  // "none" is always available
+      const int index = model.option_index(*name);
+      if (index < 0) {
+        d.error("RECOMPUTE_OPTION_UNKNOWN", at, "no layer of the model offers recompute option " + quoted_input(*name) + ".");
         continue;
       }
-      settings.recompute_options.clear();
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        const std::string at = path + "/" + std::to_string(i);
-        if (!value[i].is_string()) {
-          d.error("TYPE_MISMATCH", at, "each recompute option must be a string.");
-          continue;
-        }
-        const std::string name = value[i].get<std::string>();
-        if (name == "none") continue;  // always available
-        const int index = model.option_index(name);
-        if (index < 0) {
-          d.error("RECOMPUTE_OPTION_UNKNOWN", at, "no layer of the model offers recompute option \"" + name + "\".");
-          continue;
-        }
-        // Listed twice is allowed once: every copy would multiply the balancer's work.
-        if (std::find(settings.recompute_options.begin(), settings.recompute_options.end(), index) ==
-            settings.recompute_options.end())
-          settings.recompute_options.push_back(index);
-      }
-    } else if (field.key() == "mode") {
-      if (!value.is_string() || (value != "optimal" && value != "offset"))
-        d.error("BALANCE_MODE_UNKNOWN", path, "mode must be \"optimal\" or \"offset\".");
-      else
-        settings.mode = value.get<std::string>();
-    } else if (field.key() == "offset_range") {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > 64)
-        d.error("OFFSET_RANGE_INVALID", path, "offset_range must be a whole number from 0 to 64.");
-      else
-        settings.offset_range = value.get<int>();
-    } else if (field.key() == "tolerance") {
-      if (!value.is_number() || !(value.get<double>() >= 0) || value.get<double>() > 1)
-        d.error("OUT_OF_RANGE", path, "tolerance is a fraction of the step time from 0 (exact) to 1.");
-      else
-        settings.tolerance = value.get<double>();
-    } else if (field.key() == "time_budget_ms") {
-      if (!value.is_number() || !(value.get<double>() > 0) || value.get<double>() > 600000)
-        d.error("OUT_OF_RANGE", path, "time_budget_ms must be above 0 and at most 600000.");
-      else
-        settings.time_budget_ms = value.get<double>();
-    } else if (field.key() == "max_candidates") {
-      if (!value.is_number_integer() || value.get<std::int64_t>() < 1 || value.get<std::int64_t>() > 1'000'000)
-        d.error("OUT_OF_RANGE", path, "max_candidates must be a whole number from 1 to 1000000.");
-      else
-        settings.max_candidates = value.get<std::int64_t>();
-    } else {
-      d.warning("UNKNOWN_FIELD", path, "field \"" + field.key() + "\" is not part of ppb.v1 and was ignored.");
+      // Listed twice is allowed once: every copy would multiply the balancer's work.
+      if (std::find(settings.recompute_options.begin(), settings.recompute_options.end(), index) ==
+          settings.recompute_options.end())
+        settings.recompute_options.push_back(index);
     }
   }
+  if (auto mode = f.string("mode")) {
+    if (*mode == "optimal" || *mode == "offset") settings.mode = *mode;
+    else d.error("BALANCE_MODE_UNKNOWN", f.at("mode"), "mode is " + quoted_input(*mode) + "; it must be \"optimal\" or \"offset\".");
+  }
+  if (auto range = f.integer("offset_range", {0, 64, "OFFSET_RANGE_INVALID"})) settings.offset_range = static_cast<int>(*range);
+  settings.tolerance = f.number("tolerance", {.max = 1, .over_code = "OUT_OF_RANGE"}).value_or(settings.tolerance);
+  settings.time_budget_ms =
+      f.number("time_budget_ms", {.min = 0, .min_exclusive = true, .max = 600'000, .over_code = "OUT_OF_RANGE"})
+          .value_or(settings.time_budget_ms);
+  settings.max_candidates = f.integer("max_candidates", {1, 1'000'000, "OUT_OF_RANGE"}).value_or(settings.max_candidates);
   return settings;
 }
 
@@ -153,9 +126,7 @@ CommandOutput run_balance(const json& document) {
                         {"gain_ms", baseline.step_time_ms - c.estimate.step_time_ms}});
     }
     result["offsets"] = ranked;
-    const double whole = std::floor(settings.time_budget_ms);
-    const std::string budget = whole == settings.time_budget_ms ? std::to_string(static_cast<std::int64_t>(whole))
-                                                                  : json(settings.time_budget_ms).dump();
+    const std::string budget = number_text(settings.time_budget_ms);
     json notes = json::array();
     if (stop == OffsetSearchStop::max_candidates)
       notes.push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +

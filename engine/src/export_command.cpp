@@ -3,6 +3,7 @@
 #include <string>
 
 #include "command_support.hpp"
+#include "field_reader.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/export.hpp"
 #include "ppb/io.hpp"
@@ -20,28 +21,22 @@ constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace"};
 std::string export_target(const json& document, Diagnostics& d) {
   const std::string choices = "\"mindformers\", \"megatron\" or \"chrome-trace\"";
   if (!document.is_object()) return "";
-  auto section = document.find("export");
-  if (section == document.end()) {
+  if (!document.contains("export")) {
     d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "the request needs \"export\": {\"to\": " + choices + "}.");
     return "";
   }
-  if (!section->is_object()) {
-    d.error("TYPE_MISMATCH", "/export", "export must be an object such as {\"to\": \"megatron\"}.");
+  const json* section = request_section(document, "export", d);
+  if (!section) return "";
+  FieldReader f(*section, "/export", d);
+  if (!f.has("to")) {  // a missing target is an unknown one, as a missing section is
+    d.error("EXPORT_TARGET_UNKNOWN", f.at("to"), "export.to must be " + choices + ".");
     return "";
   }
-  for (auto it = section->begin(); it != section->end(); ++it)
-    if (it.key() != "to")
-      d.warning("UNKNOWN_FIELD", "/export/" + pointer_token(it.key()),
-                "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
-  auto to = section->find("to");
-  if (to == section->end() || !to->is_string()) {
-    d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "export.to must be " + choices + ".");
-    return "";
-  }
-  const std::string target = to->get<std::string>();
+  const auto target = f.string("to");
+  if (!target) return "";
   for (const char* known : kTargets)
-    if (target == known) return target;
-  d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "export.to is \"" + target + "\"; it must be " + choices + ".");
+    if (*target == known) return *target;
+  d.error("EXPORT_TARGET_UNKNOWN", f.at("to"), "export.to is " + quoted_input(*target) + "; it must be " + choices + ".");
   return "";
 }
 

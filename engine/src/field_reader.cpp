@@ -13,9 +13,12 @@ using nlohmann::json;
 std::string pointer_token(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -64,6 +67,10 @@ bool plain(std::string_view text) {
 
 std::string str(std::int64_t n) { return std::to_string(n); }
 
+// NEGATIVE only where no negative value is allowed at all; any other value below the minimum is
+// OUT_OF_RANGE (0 for a count of at least 1, -2 for a coefficient above -1).
+const char* below_code(double x, double min) { return x < 0 && min >= 0 ? "NEGATIVE" : "OUT_OF_RANGE"; }
+
 std::string below_message(const std::string& what, double x, double min, bool exclusive) {
   return what + " is " + number_text(x) + "; it must be " + (exclusive ? "above " : "at least ") + number_text(min) +
          ".";
@@ -103,7 +110,7 @@ std::optional<double> read_number(const json& value, const std::string& path, co
     return std::nullopt;
   }
   if (x < range.min || (range.min_exclusive && x == range.min)) {
-    d.error(x < 0 ? "NEGATIVE" : "OUT_OF_RANGE", path, below_message(what, x, range.min, range.min_exclusive));
+    d.error(below_code(x, range.min), path, below_message(what, x, range.min, range.min_exclusive));
     return std::nullopt;
   }
   if (x > range.max) {
@@ -126,7 +133,8 @@ std::optional<std::int64_t> read_integer(const json& value, const std::string& p
   }
   // Compared as doubles first: an integer beyond int64's range (2^64 - 1) still compares right.
   if (x < static_cast<double>(range.min)) {
-    d.error(x < 0 ? "NEGATIVE" : "OUT_OF_RANGE", path, what + " is " + number_text(x) + "; it must be at least " + str(range.min) + ".");
+    d.error(below_code(x, static_cast<double>(range.min)), path,
+            what + " is " + number_text(x) + "; it must be at least " + str(range.min) + ".");
     return std::nullopt;
   }
   if (x > static_cast<double>(range.max)) {
@@ -146,8 +154,9 @@ std::optional<std::string> read_string(const json& value, const std::string& pat
   }
   const auto& s = value.get_ref<const std::string&>();
   if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
-    d.error("TOO_LONG", path, what + " is " + std::to_string(s.size()) + " characters, above the cap of " +
-                                  str(limits::max_name_length) + ".");
+    d.error("TOO_LONG", path,
+            what + " is " + std::to_string(s.size()) + " characters, above the cap of " + str(limits::max_name_length) +
+                ".");
     return std::nullopt;
   }
   return s;
@@ -161,8 +170,9 @@ std::optional<std::vector<std::int64_t>> read_integers(const json& value, const 
     return std::nullopt;
   }
   if (static_cast<std::int64_t>(value.size()) > limits::max_layers) {
-    d.error("TOO_LARGE", path, what + " has " + std::to_string(value.size()) + " entries, above the cap of " +
-                                   str(limits::max_layers) + ".");
+    d.error(
+        "TOO_LARGE", path,
+        what + " has " + std::to_string(value.size()) + " entries, above the cap of " + str(limits::max_layers) + ".");
     return std::nullopt;
   }
   std::vector<std::int64_t> out;
@@ -170,11 +180,26 @@ std::optional<std::vector<std::int64_t>> read_integers(const json& value, const 
   bool ok = true;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const std::string index = std::to_string(i);
-    if (auto v = read_integer(value[i], path + "/" + index, what + "[" + index + "]", element, d)) out.push_back(*v);
-    else ok = false;
+    if (auto v = read_integer(value[i], path + "/" + index, what + "[" + index + "]", element, d))
+      out.push_back(*v);
+    else
+      ok = false;
   }
   if (!ok) return std::nullopt;
   return out;
+}
+
+const json* request_section(const json& request, std::string_view key, Diagnostics& d) {
+  if (!request.is_object()) return nullptr;
+  auto it = request.find(key);
+  if (it == request.end()) return nullptr;
+  if (!it->is_object()) {
+    std::string path = "/";  // built by appending: GCC 12 warns on "/" + string (-Wrestrict)
+    path += key;
+    d.error("TYPE_MISMATCH", path, std::string(key) + " must be an object, not " + type_name(*it) + ".");
+    return nullptr;
+  }
+  return &*it;
 }
 
 FieldReader::FieldReader(const json& object, std::string path, Diagnostics& diagnostics, std::string owner)
@@ -192,10 +217,10 @@ FieldReader::~FieldReader() {
     if (known_.count(it.key())) continue;
     // The path carries the name once, escaped; the sentence repeats it only when it is plain text.
     diagnostics_.warning("UNKNOWN_FIELD", at(it.key()),
-                         plain(it.key())
-                             ? "field \"" + it.key() + "\" is not part of " + owner_ + " and was ignored."
-                             : "a field is not part of " + owner_ + " and was ignored; its name (" +
-                                   std::to_string(it.key().size()) + " bytes) is not repeated here, the path holds it.");
+                         plain(it.key()) ? "field \"" + it.key() + "\" is not part of " + owner_ + " and was ignored."
+                                         : "a field is not part of " + owner_ + " and was ignored; its name (" +
+                                               std::to_string(it.key().size()) +
+                                               " bytes) is not repeated here, the path holds it.");
   }
 }
 
@@ -246,7 +271,8 @@ std::optional<bool> FieldReader::boolean(std::string_view key) {
   const json* value = get(key);
   if (!value) return std::nullopt;
   if (!value->is_boolean()) {
-    diagnostics_.error("TYPE_MISMATCH", at(key), std::string(key) + " must be true or false, not " + type_name(*value) + ".");
+    diagnostics_.error("TYPE_MISMATCH", at(key),
+                       std::string(key) + " must be true or false, not " + type_name(*value) + ".");
     return std::nullopt;
   }
   return value->get<bool>();

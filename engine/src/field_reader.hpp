@@ -39,9 +39,9 @@ std::string number_text(double x);
 // a key in full, JSON-escaped.
 std::string quoted_input(std::string_view text);
 
-// The range of a number. Below `min` (or at it, when exclusive) is NEGATIVE for a value under 0 and
-// OUT_OF_RANGE otherwise; above `max` is `over_code`, said as "it must be at most" for OUT_OF_RANGE
-// (a bound of the field's meaning) and "above the cap of" for any other code (a cap of limits.hpp).
+// The range of a number. Below `min` (or at it, when exclusive) is NEGATIVE for a value under 0
+// where `min` is 0 or more, and OUT_OF_RANGE otherwise; above `max` is `over_code`, said as "it must be at most" for
+// OUT_OF_RANGE (a bound of the field's meaning) and "above the cap of" for any other code (a cap of limits.hpp).
 struct NumberRange {
   double min = 0;
   bool min_exclusive = false;
@@ -59,8 +59,8 @@ struct IntegerRange {
 // Reads of one value that is not a field of an object (a list element); `what` names it in messages.
 std::optional<double> read_number(const nlohmann::json& value, const std::string& path, const std::string& what,
                                   const NumberRange& range, Diagnostics& diagnostics);
-std::optional<std::int64_t> read_integer(const nlohmann::json& value, const std::string& path,
-                                         const std::string& what, const IntegerRange& range, Diagnostics& diagnostics);
+std::optional<std::int64_t> read_integer(const nlohmann::json& value, const std::string& path, const std::string& what,
+                                         const IntegerRange& range, Diagnostics& diagnostics);
 // A string of at most limits::max_name_length bytes (TOO_LONG).
 std::optional<std::string> read_string(const nlohmann::json& value, const std::string& path, const std::string& what,
                                        Diagnostics& diagnostics);
@@ -70,14 +70,18 @@ std::optional<std::vector<std::int64_t>> read_integers(const nlohmann::json& val
                                                        const std::string& what, const IntegerRange& element,
                                                        Diagnostics& diagnostics);
 
+// A top-level section of a request read by one parser while another reads the rest (balance,
+// export, search, the transformer's sections): null when the request is not an object or the
+// section is absent; TYPE_MISMATCH ("<key> must be an object, not ...") and null when it is not an
+// object.
+const nlohmann::json* request_section(const nlohmann::json& request, std::string_view key, Diagnostics& diagnostics);
+
 class FieldReader {
  public:
   // `owner` finishes the unknown-field warning: "field \"x\" is not part of <owner> and was ignored."
-  FieldReader(const nlohmann::json& object, std::string path, Diagnostics& diagnostics,
-              std::string owner = "ppb.v1");
+  FieldReader(const nlohmann::json& object, std::string path, Diagnostics& diagnostics, std::string owner = "ppb.v1");
   // A section that may be absent (nullptr): reads find nothing, required fields are still reported.
-  FieldReader(const nlohmann::json* object, std::string path, Diagnostics& diagnostics,
-              std::string owner = "ppb.v1");
+  FieldReader(const nlohmann::json* object, std::string path, Diagnostics& diagnostics, std::string owner = "ppb.v1");
   FieldReader(const FieldReader&) = delete;
   FieldReader& operator=(const FieldReader&) = delete;
   // Warns about every field that was neither read nor allowed.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "command_support.hpp"
+#include "field_reader.hpp"
 #include "ppb/io.hpp"
 #include "ppb/sapp.hpp"
 
@@ -66,14 +67,10 @@ CommandOutput run_import(const json& document) {
 
   if (sapp_itself || document.contains("sapp")) {
     const std::string path = sapp_itself ? "" : "/sapp";
-    if (!sapp_itself)
-      for (auto it = document.begin(); it != document.end(); ++it)
-        if (it.key() != "sapp") {
-          std::string field = "/";  // built in two steps: GCC 12 warns on "/" + string (-Wrestrict)
-          field += pointer_token(it.key());
-          d.warning("UNKNOWN_FIELD", field,
-                    "field \"" + it.key() + "\" is not read when importing a SAPP file and was ignored.");
-        }
+    if (!sapp_itself) {
+      FieldReader wrapper(document, "", d, "an import of a SAPP file");
+      wrapper.allow("sapp");
+    }
     auto model = sapp_model(sapp_itself ? document : document.at("sapp"), path, d);
     if (!model) return invalid(d);
     return imported(std::move(*model), "sapp", d);

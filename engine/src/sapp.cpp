@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <set>
 
+#include "field_reader.hpp"
 #include "ppb/limits.hpp"
 
 namespace ppb {
@@ -42,128 +43,11 @@ constexpr std::array<const char*, 16> kBodyOnlyFields = {
     "recompute_time",   "select_rec_time",   "select_comm_time",   "both_comm_select_time",
     "recompute_coef",   "select_rec_coef",   "select_comm_coef",   "both_comm_select_coef"};
 
-const char* type_name(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
+// Unknown fields of a SAPP file are "not part of a SAPP layer description".
+constexpr const char* kOwner = "a SAPP layer description";
 
-std::string fmt(double x) {
-  if (std::isfinite(x) && std::fabs(x) < 1e15 && std::floor(x) == x) return std::to_string(static_cast<long long>(x));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
-
-// Reads the fields of one object of the file, reporting type and range problems, and warns at
-// the end about fields SAPP does not define.
-class Reader {
- public:
-  Reader(const json& object, std::string path, Diagnostics& diagnostics)
-      : object_(object), path_(std::move(path)), d_(diagnostics) {}
-  Reader(const Reader&) = delete;
-  Reader& operator=(const Reader&) = delete;
-  ~Reader() {
-    for (auto it = object_.begin(); it != object_.end(); ++it)
-      if (!known_.count(it.key()))
-        d_.warning("UNKNOWN_FIELD", at(it.key()),
-                   "field \"" + it.key() + "\" is not part of a SAPP layer description and was ignored.");
-  }
-
-  [[nodiscard]] std::string at(const std::string& key) const { return path_ + "/" + pointer_token(key); }
-  bool has(const std::string& key) {
-    known_.insert(key);
-    return object_.contains(key);
-  }
-  const json* get(const std::string& key) {
-    known_.insert(key);
-    auto it = object_.find(key);
-    return it == object_.end() ? nullptr : &*it;
-  }
-
-  // A finite number in [min, limits::max_quantity]; `min` below 0 allows negatives above it
-  // (exclusive), for coefficients that may shorten a time.
-  std::optional<double> number(const std::string& key, double min = 0) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_number()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a number, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    const double x = j->get<double>();
-    if (!std::isfinite(x)) {
-      d_.error("NOT_FINITE", at(key), key + " must be a finite number.");
-      return std::nullopt;
-    }
-    if (min == 0 && x < 0) {
-      d_.error("NEGATIVE", at(key), key + " is " + fmt(x) + "; it must be at least 0.");
-      return std::nullopt;
-    }
-    if (min < 0 && x <= min) {
-      d_.error("OUT_OF_RANGE", at(key), key + " is " + fmt(x) + "; it must be above " + fmt(min) + ".");
-      return std::nullopt;
-    }
-    if (x > limits::max_quantity) {
-      d_.error("TOO_LARGE", at(key), key + " is " + fmt(x) + ", above the cap of " + fmt(limits::max_quantity) + ".");
-      return std::nullopt;
-    }
-    return x;
-  }
-
-  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_number()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be an integer, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    const double x = j->get<double>();
-    if (!std::isfinite(x) || std::floor(x) != x) {
-      d_.error("NOT_INTEGER", at(key), key + " must be a whole number, not " + fmt(x) + ".");
-      return std::nullopt;
-    }
-    if (x < static_cast<double>(min)) {
-      d_.error(x < 0 ? "NEGATIVE" : "OUT_OF_RANGE", at(key),
-               key + " is " + fmt(x) + "; it must be at least " + std::to_string(min) + ".");
-      return std::nullopt;
-    }
-    if (x > static_cast<double>(max)) {
-      d_.error("LAYER_LIMIT", at(key), key + " is " + fmt(x) + ", above the cap of " + std::to_string(max) + " layers.");
-      return std::nullopt;
-    }
-    return static_cast<std::int64_t>(x);
-  }
-
-  std::optional<std::string> string(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_string()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a string, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    auto s = j->get<std::string>();
-    if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
-      d_.error("TOO_LONG", at(key), key + " is " + std::to_string(s.size()) + " characters, above the cap of " +
-                                        std::to_string(limits::max_name_length) + ".");
-      return std::nullopt;
-    }
-    return s;
-  }
-
- private:
-  const json& object_;
-  std::string path_;
-  Diagnostics& d_;
-  std::set<std::string> known_;
-};
+// A coefficient may shorten a time, so it may be negative, but above -1.
+constexpr NumberRange kCoefficient{.min = -1, .min_exclusive = true};
 
 enum class SappType { head, body, tail };
 
@@ -181,7 +65,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     return std::nullopt;
   }
   const std::size_t errors_before = d.errors().size();
-  Reader r(object, path, d);
+  FieldReader r(object, path, d, kOwner);
   Entry entry;
 
   const auto name = r.string("name");
@@ -198,7 +82,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     else if (*type == "TAIL") entry.type = SappType::tail;
     else {
       d.error("SAPP_TYPE_UNKNOWN", r.at("type"),
-              "layer " + label + " has type \"" + *type + "\"; SAPP knows HEAD (pinned first), BODY "
+              "layer " + label + " has type " + quoted_input(*type) + "; SAPP knows HEAD (pinned first), BODY "
               "(repeated nb_layer times) and TAIL (pinned last).");
     }
   }
@@ -210,7 +94,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     d.error("REQUIRED", r.at("time"), "layer " + label + " needs \"time\" (its forward time per micro batch, ms).");
 
   const std::int64_t max_layers = limits::max_layers;
-  const auto nb_layer = r.integer("nb_layer", 1, max_layers);
+  const auto nb_layer = r.integer("nb_layer", {1, max_layers, "LAYER_LIMIT"});
   if (known_body && !nb_layer && !r.has("nb_layer"))
     d.error("REQUIRED", r.at("nb_layer"), "BODY layer " + label + " needs \"nb_layer\" (how many such layers the model has).");
   if (!body && nb_layer && *nb_layer != 1)
@@ -218,7 +102,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
               "SAPP counts a HEAD or TAIL entry once whatever its nb_layer; " + label + " is imported as one layer.");
 
   const auto memory_parameter = r.number("memory_parameter");
-  r.has("model_name");  // multimodal bookkeeping in SAPP; no effect on costs
+  r.allow("model_name");  // multimodal bookkeeping in SAPP; no effect on costs
 
   if (!body) {
     for (const char* field : kBodyOnlyFields)
@@ -240,7 +124,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
 
   const auto forward_time = r.number("forward_time");
   const auto backward_time = r.number("backward_time");
-  const auto backward_coef = r.number("backward_coef", -1);
+  const auto backward_coef = r.number("backward_coef", kCoefficient);
   const auto memory_activation = r.number("memory_activation");
   struct Kind {
     std::optional<double> memory, time, coef;
@@ -287,7 +171,7 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     if (extra_ms < 0) {
       d.warning("SAPP_RECOMPUTE_FASTER", r.at(kind.time && *kind.time > 0 ? spec.time_field : spec.coef_field),
                 std::string("\"") + spec.option + "\" recompute of " + label + " would make the backward " +
-                    fmt(-extra_ms) + " ms shorter than without recompute; it is imported as adding 0 ms.");
+                    number_text(-extra_ms) + " ms shorter than without recompute; it is imported as adding 0 ms.");
       extra_ms = 0;
     }
     recompute[spec.option] = {{"activation_mib", *kind.memory}, {"extra_ms", extra_ms}};
@@ -316,12 +200,12 @@ std::optional<json> sapp_model(const json& file, const std::string& path, Diagno
     return std::nullopt;
   }
   const std::size_t errors_before = d.errors().size();
-  Reader r(file, path, d);
+  FieldReader r(file, path, d, kOwner);
   const auto name = r.string("name");
   // The balancer's hints of which layer is pinned where and how many are split automatically;
   // the types of layers_description already say both.
-  r.has("pre_defined_layer");
-  r.has("auto_partition_layer");
+  r.allow("pre_defined_layer");
+  r.allow("auto_partition_layer");
   const json* description = r.get("layers_description");
   if (!description) {
     d.error("REQUIRED", r.at("layers_description"),

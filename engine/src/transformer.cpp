@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "field_reader.hpp"
 #include "ppb/limits.hpp"
 
 namespace ppb {
@@ -41,163 +42,19 @@ namespace {
 constexpr std::int64_t kMaxDimension = 1'000'000'000;
 constexpr double kMiB = 1048576.0;
 
-const char* type_name(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
-
-std::string number_text(double x) {
-  if (std::isfinite(x) && std::fabs(x) < 1e15 && std::floor(x) == x) return std::to_string(static_cast<long long>(x));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
-
 std::string str(std::int64_t x) { return std::to_string(x); }
 
-enum class Bound { above, at_least };
+// Unknown fields of the sections the generator reads are "not part of the transformer description".
+constexpr const char* kOwner = "the transformer description";
 
-// One object of the request at a JSON Pointer path: typed reads that report problems, and at the
-// end a warning for every field that was never read or declared known.
-class Section {
- public:
-  Section(const json* object, std::string path, Diagnostics& d) : object_(object), path_(std::move(path)), d_(d) {}
-  Section(const Section&) = delete;
-  Section& operator=(const Section&) = delete;
-  ~Section() {
-    if (!object_ || !object_->is_object()) return;
-    for (auto it = object_->begin(); it != object_->end(); ++it)
-      if (!known_.count(it.key()))
-        d_.warning("UNKNOWN_FIELD", at(it.key()),
-                   "field \"" + it.key() + "\" is not part of the transformer description and was ignored.");
-  }
-
-  [[nodiscard]] std::string at(const std::string& key) const { return path_ + "/" + pointer_token(key); }
-  void allow(std::initializer_list<const char*> keys) {
-    for (const char* k : keys) known_.insert(k);
-  }
-
-  const json* get(const std::string& key) {
-    known_.insert(key);
-    if (!object_ || !object_->is_object()) return nullptr;
-    auto it = object_->find(key);
-    return it == object_->end() ? nullptr : &*it;
-  }
-
-  // A whole number in [min, max]; `required` reports a missing one.
-  // `over_cap` is the code for a value above `max` (a cap of docs/limits.md may have its own).
-  std::optional<std::int64_t> integer(const std::string& key, std::int64_t min, std::int64_t max, bool required,
-                                      const std::string& what_it_is = "", const char* over_cap = "TOO_LARGE") {
-    const json* j = get(key);
-    if (!j) {
-      if (required)
-        d_.error("REQUIRED", at(key), key + " is required" + (what_it_is.empty() ? "" : " (" + what_it_is + ")") + ".");
-      return std::nullopt;
-    }
-    if (!j->is_number()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a whole number, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    const double x = j->get<double>();
-    if (!std::isfinite(x) || std::floor(x) != x) {
-      d_.error("NOT_INTEGER", at(key), key + " must be a whole number, not " + number_text(x) + ".");
-      return std::nullopt;
-    }
-    if (x < static_cast<double>(min)) {
-      d_.error(x < 0 ? "NEGATIVE" : "OUT_OF_RANGE", at(key),
-               key + " is " + number_text(x) + "; it must be at least " + str(min) + ".");
-      return std::nullopt;
-    }
-    if (x > static_cast<double>(max)) {
-      d_.error(over_cap, at(key), key + " is " + number_text(x) + ", above the cap of " + str(max) + ".");
-      return std::nullopt;
-    }
-    return static_cast<std::int64_t>(x);
-  }
-
-  // A finite number in (min, max] (Bound::above) or [min, max] (Bound::at_least).
-  std::optional<double> number(const std::string& key, double min, double max, bool required, Bound bound,
-                               const std::string& what_it_is = "") {
-    const json* j = get(key);
-    if (!j) {
-      if (required)
-        d_.error("REQUIRED", at(key), key + " is required" + (what_it_is.empty() ? "" : " (" + what_it_is + ")") + ".");
-      return std::nullopt;
-    }
-    if (!j->is_number()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a number, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    const double x = j->get<double>();
-    if (!std::isfinite(x)) {
-      d_.error("NOT_FINITE", at(key), key + " must be a finite number.");
-      return std::nullopt;
-    }
-    if (x < min || (bound == Bound::above && x == min)) {
-      d_.error(x < 0 ? "NEGATIVE" : "OUT_OF_RANGE", at(key),
-               key + " is " + number_text(x) + "; it must be " + (bound == Bound::above ? "above " : "at least ") +
-                   number_text(min) + ".");
-      return std::nullopt;
-    }
-    if (x > max) {
-      d_.error(max >= limits::max_quantity ? "TOO_LARGE" : "OUT_OF_RANGE", at(key),
-               key + " is " + number_text(x) + "; it must be at most " + number_text(max) + ".");
-      return std::nullopt;
-    }
-    return x;
-  }
-
-  std::optional<bool> boolean(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_boolean()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be true or false, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    return j->get<bool>();
-  }
-
-  std::optional<std::string> string(const std::string& key) {
-    const json* j = get(key);
-    if (!j) return std::nullopt;
-    if (!j->is_string()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be a string, not " + type_name(*j) + ".");
-      return std::nullopt;
-    }
-    auto s = j->get<std::string>();
-    if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
-      d_.error("TOO_LONG", at(key), key + " is " + std::to_string(s.size()) + " characters, above the cap of " +
-                                        str(limits::max_name_length) + ".");
-      return std::nullopt;
-    }
-    return s;
-  }
-
-  // A child object, or null (with a TYPE_MISMATCH error when present but not an object).
-  const json* object(const std::string& key) {
-    const json* j = get(key);
-    if (j && !j->is_object()) {
-      d_.error("TYPE_MISMATCH", at(key), key + " must be an object, not " + type_name(*j) + ".");
-      return nullptr;
-    }
-    return j;
-  }
-
- private:
-  const json* object_;
-  std::string path_;
-  Diagnostics& d_;
-  std::set<std::string> known_;
-};
+// A whole number in `range`; when `what_it_is` is given the field is required and its absence says
+// what it is.
+std::optional<std::int64_t> integer(FieldReader& f, const char* key, const IntegerRange& range,
+                                    const char* what_it_is = nullptr) {
+  if (what_it_is && !f.require(key, std::string(key) + " is required (" + what_it_is + ")."))
+    return std::nullopt;
+  return f.integer(key, range);
+}
 
 enum class RecomputeOption { full, selective };
 
@@ -245,16 +102,16 @@ struct ReadOk {
   bool heads = false, groups = false, ffn = false, seq = false, expert_ffn = false;
 };
 
-void read_moe(Section& t, Description& m, ReadOk& ok, Diagnostics& d) {
+void read_moe(FieldReader& t, Description& m, ReadOk& ok, Diagnostics& d) {
   const json* moe_json = t.object("moe");
   if (!moe_json) return;
-  Section moe(moe_json, t.at("moe"), d);
-  const auto experts = moe.integer("num_experts", 0, kMaxDimension, false);
-  const auto top_k = moe.integer("top_k", 0, kMaxDimension, false);
+  FieldReader moe(moe_json, t.at("moe"), d, kOwner);
+  const auto experts = moe.integer("num_experts", {0, kMaxDimension});
+  const auto top_k = moe.integer("top_k", {0, kMaxDimension});
   // 0, as interface.md's dense example states it, means the same as leaving it out: ffn_hidden_size.
-  const auto expert_ffn = moe.integer("expert_ffn_hidden_size", 0, kMaxDimension, false);
-  const auto first_dense = moe.integer("first_dense_layers", 0, kMaxDimension, false);
-  const auto shared = moe.integer("shared_experts", 0, kMaxDimension, false);
+  const auto expert_ffn = moe.integer("expert_ffn_hidden_size", {0, kMaxDimension});
+  const auto first_dense = moe.integer("first_dense_layers", {0, kMaxDimension});
+  const auto shared = moe.integer("shared_experts", {0, kMaxDimension});
   m.num_experts = experts.value_or(0);
   if (m.num_experts == 0) return;  // a dense model; the other MoE fields do not apply
   if (!moe.get("top_k"))
@@ -278,17 +135,17 @@ void read_moe(Section& t, Description& m, ReadOk& ok, Diagnostics& d) {
 }
 
 void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostics& d) {
-  Section t(object, "/transformer", d);
+  FieldReader t(object, "/transformer", d, kOwner);
   if (auto name = t.string("name")) m.name = *name;
   // With the embedding and the head the model may hold limits::max_layers layers.
-  const auto layers = t.integer("num_layers", 1, limits::max_layers - 2, true, "the number of decoder layers", "LAYER_LIMIT");
-  const auto hidden = t.integer("hidden_size", 1, kMaxDimension, true, "the model width h");
-  const auto heads = t.integer("num_attention_heads", 1, kMaxDimension, true, "attention heads a");
-  const auto groups = t.integer("num_query_groups", 1, kMaxDimension, false);
-  const auto ffn = t.integer("ffn_hidden_size", 1, kMaxDimension, false);
-  const auto vocab = t.integer("vocab_size", 1, kMaxDimension, true, "the tokenizer's vocabulary");
-  const auto multiple = t.integer("make_vocab_size_divisible_by", 1, kMaxDimension, false);
-  const auto seq = t.integer("seq_length", 1, kMaxDimension, true, "tokens per sample s");
+  const auto layers = integer(t, "num_layers", {1, limits::max_layers - 2, "LAYER_LIMIT"}, "the number of decoder layers");
+  const auto hidden = integer(t, "hidden_size", {1, kMaxDimension}, "the model width h");
+  const auto heads = integer(t, "num_attention_heads", {1, kMaxDimension}, "attention heads a");
+  const auto groups = t.integer("num_query_groups", {1, kMaxDimension});
+  const auto ffn = t.integer("ffn_hidden_size", {1, kMaxDimension});
+  const auto vocab = integer(t, "vocab_size", {1, kMaxDimension}, "the tokenizer's vocabulary");
+  const auto multiple = t.integer("make_vocab_size_divisible_by", {1, kMaxDimension});
+  const auto seq = integer(t, "seq_length", {1, kMaxDimension}, "tokens per sample s");
   m.num_layers = layers.value_or(1);
   m.hidden_size = hidden.value_or(1);
   m.num_attention_heads = heads.value_or(1);
@@ -310,7 +167,7 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
     if (lower == "rmsnorm") m.rmsnorm = true;
     else if (lower != "layernorm")
       d.error("NORMALIZATION_UNKNOWN", t.at("normalization"),
-              "normalization \"" + *norm + "\" is not known; use \"layernorm\" or \"rmsnorm\".");
+              "normalization " + quoted_input(*norm) + " is not known; use \"layernorm\" or \"rmsnorm\".");
   }
   if (hidden && heads && *hidden % *heads != 0)
     d.error("HIDDEN_NOT_DIVISIBLE_BY_HEADS", t.at("hidden_size"),
@@ -324,19 +181,19 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
   read_moe(t, m, ok, d);
 }
 
-std::optional<RecomputeOption> recompute_option_from_json(const json& j) {
-  if (j == "full") return RecomputeOption::full;
-  if (j == "selective") return RecomputeOption::selective;
+std::optional<RecomputeOption> recompute_option_from_name(const std::string& name) {
+  if (name == "full") return RecomputeOption::full;
+  if (name == "selective") return RecomputeOption::selective;
   return std::nullopt;
 }
 
 void read_training(const json* object, const std::optional<std::int64_t>& parallel_dp, Description& m,
                    Diagnostics& d) {
-  Section tr(object, "/training", d);
+  FieldReader tr(object, "/training", d, kOwner);
   // The request's and the search's fields, not the generator's.
   tr.allow({"global_batch_size", "world_size", "tp_degree", "cp_degree", "ep_degree"});
-  m.micro_batch_size = tr.integer("micro_batch_size", 1, limits::max_batch, false).value_or(1);
-  if (auto training_dp = tr.integer("dp_degree", 1, limits::max_batch, false)) {
+  m.micro_batch_size = tr.integer("micro_batch_size", {1, limits::max_batch}).value_or(1);
+  if (auto training_dp = tr.integer("dp_degree", {1, limits::max_batch})) {
     if (parallel_dp && *parallel_dp != *training_dp)
       d.error("DP_DEGREE_CONFLICT", "/parallel/dp_degree",
               "parallel.dp_degree is " + str(*parallel_dp) + " but training.dp_degree is " + str(*training_dp) +
@@ -347,47 +204,44 @@ void read_training(const json* object, const std::optional<std::int64_t>& parall
     if (auto pr = precision_from_name(*precision)) m.precision = *pr;
     else
       d.error("PRECISION_UNKNOWN", tr.at("precision"),
-              "precision \"" + *precision + "\" is not known; use \"bf16\", \"fp16\" or \"fp32\".");
+              "precision " + quoted_input(*precision) + " is not known; use \"bf16\", \"fp16\" or \"fp32\".");
   }
   m.distributed_optimizer = tr.boolean("distributed_optimizer").value_or(false);
-  if (const json* options = tr.get("recompute_options")) {
-    if (!options->is_array()) {
-      d.error("TYPE_MISMATCH", tr.at("recompute_options"),
-              "recompute_options must be a list of \"full\" and \"selective\", not " +
-                  std::string(type_name(*options)) + ".");
-    } else {
-      m.recompute_options.clear();
-      for (std::size_t i = 0; i < options->size(); ++i) {
-        const json& o = (*options)[i];
-        const std::string path = tr.at("recompute_options") + "/" + std::to_string(i);
-        const auto option = recompute_option_from_json(o);
-        if (!option)
-          d.error("RECOMPUTE_OPTION_UNKNOWN", path,
-                  "recompute option " + o.dump() + " is not offered by the transformer model; use \"full\" or "
-                  "\"selective\".");
-        else if (std::find(m.recompute_options.begin(), m.recompute_options.end(), *option) != m.recompute_options.end())
-          d.error("RECOMPUTE_OPTION_DUPLICATE", path, "recompute option " + o.dump() + " is listed twice.");
-        else
-          m.recompute_options.push_back(*option);
-      }
+  if (const json* options = tr.array("recompute_options", "\"full\" and \"selective\"")) {
+    m.recompute_options.clear();
+    for (std::size_t i = 0; i < options->size(); ++i) {
+      const std::string path = tr.at("recompute_options") + "/" + std::to_string(i);
+      const auto name = read_string((*options)[i], path, "each recompute option", d);
+      if (!name) continue;
+      const auto option = recompute_option_from_name(*name);
+      if (!option)
+        d.error("RECOMPUTE_OPTION_UNKNOWN", path,
+                "recompute option " + quoted_input(*name) + " is not offered by the transformer model; use \"full\" or "
+                "\"selective\".");
+      else if (std::find(m.recompute_options.begin(), m.recompute_options.end(), *option) != m.recompute_options.end())
+        d.error("RECOMPUTE_OPTION_DUPLICATE", path, "recompute option " + quoted_input(*name) + " is listed twice.");
+      else
+        m.recompute_options.push_back(*option);
     }
   }
   m.bytes_per_param = bytes_per_param_for(m.precision, m.distributed_optimizer, m.dp_degree);
   if (const json* bpp = tr.object("bytes_per_param")) {
-    Section b(bpp, tr.at("bytes_per_param"), d);
-    if (auto v = b.number("weights", 0, limits::max_quantity, false, Bound::at_least)) m.bytes_per_param.weights = *v;
-    if (auto v = b.number("grads", 0, limits::max_quantity, false, Bound::at_least)) m.bytes_per_param.grads = *v;
-    if (auto v = b.number("optimizer", 0, limits::max_quantity, false, Bound::at_least)) m.bytes_per_param.optimizer = *v;
+    FieldReader b(bpp, tr.at("bytes_per_param"), d, kOwner);
+    if (auto v = b.number("weights")) m.bytes_per_param.weights = *v;
+    if (auto v = b.number("grads")) m.bytes_per_param.grads = *v;
+    if (auto v = b.number("optimizer")) m.bytes_per_param.optimizer = *v;
   }
 }
 
 void read_device(const json* object, Description& m, Diagnostics& d) {
-  Section dev(object, "/device", d);
+  FieldReader dev(object, "/device", d, kOwner);
   dev.allow({"memory_limit_mib", "reserved_mib", "p2p_bandwidth_gbs", "p2p_latency_ms"});  // the estimator's
-  m.peak_tflops = dev.number("peak_tflops", 0, limits::max_quantity, true, Bound::above,
-                             "the device's peak dense TFLOP/s in the training precision, e.g. 989 for an H100 in bf16")
-                      .value_or(1);
-  m.compute_efficiency = dev.number("compute_efficiency", 0, 1, false, Bound::above).value_or(0.5);
+  if (dev.require("peak_tflops", "peak_tflops is required (the device's peak dense TFLOP/s in the training precision, "
+                                 "e.g. 989 for an H100 in bf16)."))
+    m.peak_tflops = dev.number("peak_tflops", {.min_exclusive = true}).value_or(1);
+  m.compute_efficiency =
+      dev.number("compute_efficiency", {.min = 0, .min_exclusive = true, .max = 1, .over_code = "OUT_OF_RANGE"})
+          .value_or(0.5);
 }
 
 // Megatron-LM's divisibility rules for tensor, sequence, context and expert parallelism.
@@ -446,28 +300,19 @@ std::optional<Description> read_description(const json& request, Diagnostics& d)
   }
   const std::size_t errors_before = d.errors().size();
   // A section that is present but not an object is reported once and read as missing.
-  const auto section = [&](const char* key) -> const json* {
-    auto it = request.find(key);
-    if (it == request.end()) return nullptr;
-    if (!it->is_object()) {
-      d.error("TYPE_MISMATCH", std::string("/") + key,
-              std::string(key) + " must be an object, not " + type_name(*it) + ".");
-      return nullptr;
-    }
-    return &*it;
-  };
+  const auto section = [&](const char* key) { return request_section(request, key, d); };
 
   Description m;
   ReadOk ok;
   read_transformer(section("transformer"), m, ok, d);
   std::optional<std::int64_t> parallel_dp;
   {
-    Section p(section("parallel"), "/parallel", d);
-    m.tp_degree = p.integer("tp_degree", 1, kMaxDimension, false).value_or(1);
+    FieldReader p(section("parallel"), "/parallel", d, kOwner);
+    m.tp_degree = p.integer("tp_degree", {1, kMaxDimension}).value_or(1);
     m.sequence_parallel = p.boolean("sequence_parallel").value_or(false);
-    m.cp_degree = p.integer("cp_degree", 1, kMaxDimension, false).value_or(1);
-    m.ep_degree = p.integer("ep_degree", 1, kMaxDimension, false).value_or(1);
-    parallel_dp = p.integer("dp_degree", 1, limits::max_batch, false);
+    m.cp_degree = p.integer("cp_degree", {1, kMaxDimension}).value_or(1);
+    m.ep_degree = p.integer("ep_degree", {1, kMaxDimension}).value_or(1);
+    parallel_dp = p.integer("dp_degree", {1, limits::max_batch});
     m.dp_degree = parallel_dp.value_or(1);
   }
   read_training(section("training"), parallel_dp, m, d);

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "helpers.hpp"
@@ -123,6 +124,75 @@ TEST(Commands, TransformerDescriptionStandsForTheModel) {
   json both = req;
   both["model"] = uniform_model(2, 1, 2, 0, 0);
   EXPECT_TRUE(has_error(run("estimate", both), "MODEL_CONFLICT", "/transformer"));
+}
+
+}  // namespace
+}  // namespace ppb::test
+
+namespace ppb::test {
+namespace {
+
+// Every parser reads through one field reader: an unknown field is the same warning wherever it is
+// (balance, export, the transformer's sections, a SAPP file and its wrapper), and its sentence never
+// repeats a name holding markup; the path holds the name, escaped.
+TEST(Commands, UnknownFieldsAreOneWarningEverywhere) {
+  const std::string hostile = "<img src=x onerror=alert(1)>";
+  const json plain_model = uniform_model(4, 1, 2, 0, 0);
+  json estimate_request = {{"model", plain_model}, {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 2}}}};
+  json balance = estimate_request;
+  balance["balance"] = {{hostile, 1}, {"colour", 2}};
+  json exported = estimate_request;
+  exported["export"] = {{"to", "megatron"}, {hostile, 1}, {"colour", 2}};
+  const json transformer = {{"transformer", {{"num_layers", 4}, {"hidden_size", 256}, {"num_attention_heads", 4},
+                                             {"vocab_size", 1024}, {"seq_length", 128}, {hostile, 1}, {"colour", 2}}},
+                            {"device", {{"peak_tflops", 100}}}};
+  const json sapp_file = {{"layers_description",
+                           {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}, {hostile, 1}, {"colour", 2}}}}};
+  const json wrapped = {{"sapp", {{"layers_description", {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}}}}}},
+                        {hostile, 1},
+                        {"colour", 2}};
+  const std::string escaped = "<img src=x onerror=alert(1)>";  // holds no "/" or "~": the path keeps it as is
+  const struct {
+    const char* command;
+    json request;
+    std::string section;  // path of the object holding the unknown fields
+    std::string owner;
+  } cases[] = {
+      {"balance", balance, "/balance", "ppb.v1"},
+      {"export", exported, "/export", "ppb.v1"},
+      {"import", transformer, "/transformer", "the transformer description"},
+      {"import", sapp_file, "/layers_description/0", "a SAPP layer description"},
+      {"import", wrapped, "", "an import of a SAPP file"},
+  };
+  for (const auto& c : cases) {
+    const json r = run(c.command, c.request);
+    ASSERT_TRUE(r["ok"]) << c.section << r.dump();
+    const json warnings = r["warnings"];
+    ASSERT_EQ(warnings.size(), 2u) << c.section << r.dump();
+    for (const json& w : warnings) {
+      EXPECT_EQ(w["code"], "UNKNOWN_FIELD");
+      EXPECT_EQ(w["message"].get<std::string>().find('<'), std::string::npos) << w.dump();
+    }
+    std::vector<std::string> paths;
+    for (const json& w : warnings) paths.push_back(w["path"]);
+    EXPECT_NE(std::find(paths.begin(), paths.end(), c.section + "/" + escaped), paths.end()) << r.dump();
+    const auto colour = std::find_if(warnings.begin(), warnings.end(), [&](const json& w) { return w["path"] == c.section + "/colour"; });
+    ASSERT_NE(colour, warnings.end()) << r.dump();
+    EXPECT_EQ((*colour)["message"], "field \"colour\" is not part of " + c.owner + " and was ignored.");
+  }
+}
+
+// A rejected value of a closed set is repeated only when it is short plain text.
+TEST(Commands, RejectedValuesAreNotRepeatedWhenHostile) {
+  json req = {{"model", uniform_model(4, 1, 2, 0, 0)},
+              {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 2}, {"schedule", "<b>2f2b</b>"}}}};
+  json r = run("estimate", req);
+  ASSERT_TRUE(has_error(r, "SCHEDULE_UNKNOWN", "/pipeline/schedule")) << r.dump();
+  EXPECT_EQ(r["errors"][0]["message"].get<std::string>().rfind("schedule (a 11-byte text, not repeated here) is not known", 0), 0u)
+      << r.dump();
+  req["pipeline"]["schedule"] = "2f2b";
+  r = run("estimate", req);
+  EXPECT_EQ(r["errors"][0]["message"].get<std::string>().rfind("schedule \"2f2b\" is not known", 0), 0u) << r.dump();
 }
 
 }  // namespace

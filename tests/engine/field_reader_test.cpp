@@ -54,12 +54,8 @@ TEST(FieldReader, QuotedInputRepeatsOnlyShortPlainText) {
 
 TEST(FieldReader, UnknownFieldsAreWarningsThatNeverEchoAHostileName) {
   const std::string long_name(2000, 'k');
-  const json object = {{"known", 1},
-                       {"colour", "blue"},
-                       {"<script>alert(1)</script>", 2},
-                       {"line\nbreak", 3},
-                       {long_name, 4},
-                       {"a/b~c", 5}};
+  const json object = {{"known", 1},       {"colour", "blue"}, {"<script>alert(1)</script>", 2},
+                       {"line\nbreak", 3}, {long_name, 4},     {"a/b~c", 5}};
   Diagnostics d;
   {
     FieldReader f(object, "/device", d);
@@ -79,8 +75,9 @@ TEST(FieldReader, UnknownFieldsAreWarningsThatNeverEchoAHostileName) {
   ASSERT_TRUE(find(d.warnings(), "/device/a~1b~0c"));
   const Diagnostic* script = find(d.warnings(), "/device/<script>alert(1)<~1script>");
   ASSERT_TRUE(script);
-  EXPECT_EQ(script->message,
-            "a field is not part of ppb.v1 and was ignored; its name (25 bytes) is not repeated here, the path holds it.");
+  EXPECT_EQ(
+      script->message,
+      "a field is not part of ppb.v1 and was ignored; its name (25 bytes) is not repeated here, the path holds it.");
   ASSERT_TRUE(find(d.warnings(), "/device/" + long_name));
 }
 
@@ -129,6 +126,34 @@ TEST(FieldReader, NumberRangesAndTheirCodes) {
   EXPECT_EQ(e[4].code, "TYPE_MISMATCH");
   EXPECT_EQ(e[4].path, "/s/text");
   EXPECT_EQ(e[4].message, "text must be a number, not a string.");
+}
+
+// A field that may be negative down to a bound is OUT_OF_RANGE below it, not NEGATIVE (SAPP's
+// backward_coef, above -1).
+TEST(FieldReader, BelowANegativeMinimumIsOutOfRange) {
+  const json object = {{"coef", -2}, {"at_bound", -1}, {"ok", -0.5}};
+  Diagnostics d;
+  FieldReader f(object, "", d);
+  EXPECT_FALSE(f.number("coef", {.min = -1, .min_exclusive = true}));
+  EXPECT_FALSE(f.number("at_bound", {.min = -1, .min_exclusive = true}));
+  EXPECT_EQ(f.number("ok", {.min = -1, .min_exclusive = true}), -0.5);
+  ASSERT_EQ(d.errors().size(), 2u);
+  EXPECT_EQ(d.errors()[0].code, "OUT_OF_RANGE");
+  EXPECT_EQ(d.errors()[0].message, "coef is -2; it must be above -1.");
+  EXPECT_EQ(d.errors()[1].code, "OUT_OF_RANGE");
+}
+
+// A section of the request read by its own parser: absent is nothing, not an object is one error.
+TEST(FieldReader, RequestSections) {
+  const json request = {{"balance", {{"mode", "optimal"}}}, {"export", "megatron"}};
+  Diagnostics d;
+  EXPECT_NE(request_section(request, "balance", d), nullptr);
+  EXPECT_EQ(request_section(request, "search", d), nullptr);
+  EXPECT_EQ(request_section(request, "export", d), nullptr);
+  EXPECT_EQ(request_section(json::array(), "export", d), nullptr);
+  ASSERT_EQ(d.errors().size(), 1u);
+  EXPECT_EQ(d.errors()[0].path, "/export");
+  EXPECT_EQ(d.errors()[0].message, "export must be an object, not a string.");
 }
 
 TEST(FieldReader, IntegersAndTheirCodes) {
