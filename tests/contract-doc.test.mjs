@@ -204,7 +204,10 @@ const PARSERS = {
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
 const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'field_reader.cpp',
                      'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_names.cpp', 'simulate.cpp',
-                     'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp'];
+                     'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',
+                     // the balancer's parts take parsed values (balance_command.cpp reads the section)
+                     'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
+                     'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp'];
 
 // Field names a parser reads: string literals passed to the field reader (FieldReader
 // get/has/allow/require/number/integer/...; json contains/find/at/[]), listed in the loops and

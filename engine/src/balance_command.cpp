@@ -7,6 +7,7 @@
 #include "ppb/balance.hpp"
 #include "ppb/io.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/offset_search.hpp"
 
 namespace ppb::detail {
 
@@ -107,10 +108,16 @@ CommandOutput run_balance(const json& document) {
   json result;
   json method;
   if (settings.mode == "offset") {
-    OffsetSearchStop stop = OffsetSearchStop::none;
-    const auto candidates = offset_search(request.model, request.device, *shape, settings.recompute_options,
-                                          settings.offset_range, request.pipeline.allow_empty_stages,
-                                          settings.max_candidates, settings.time_budget_ms, stop, request.components);
+    OffsetSearchOptions search;
+    search.recompute_options = settings.recompute_options;
+    search.range = settings.offset_range;
+    search.allow_empty_stages = request.pipeline.allow_empty_stages;
+    search.max_candidates = settings.max_candidates;
+    search.time_budget_ms = settings.time_budget_ms;
+    search.components = request.components;
+    const OffsetSearchResult searched = offset_search(request.model, request.device, *shape, search);
+    const auto& candidates = searched.candidates;
+    const OffsetSearchStop stop = searched.stop;
     const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
     result = estimate_json(best, request.model, timeline);
     json ranked = json::array();

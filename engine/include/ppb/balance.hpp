@@ -59,21 +59,4 @@ BalanceResult balance(const Model& model, const Device& device, const PipelineSh
 Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options,
                          const std::vector<StageComponent>& components = {});
 
-struct OffsetCandidate {
-  std::vector<int> layer_offset;
-  Estimate estimate;
-};
-
-enum class OffsetSearchStop { none, max_candidates, time_budget };
-
-// Every legal layer_offset within +-range of the even split's, each with its best recompute,
-// ranked: feasible first, then by step time. Offsets are visited nearest the even split first (by
-// the summed distance of their entries); at most `limit` are evaluated and no new one is started
-// after `time_budget_ms`. `stop` tells which of the two ended the search, or none when every
-// offset in range was evaluated. The even split itself is always evaluated.
-std::vector<OffsetCandidate> offset_search(const Model& model, const Device& device, const PipelineShape& shape,
-                                           const std::vector<int>& recompute_options, int range,
-                                           bool allow_empty_stages, std::int64_t limit, double time_budget_ms,
-                                           OffsetSearchStop& stop, const std::vector<StageComponent>& components = {});
-
 }  // namespace ppb

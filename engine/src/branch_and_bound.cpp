@@ -1,0 +1,150 @@
+// PPB's depth-first branch and bound. See branch_and_bound.hpp.
+#include "branch_and_bound.hpp"
+
+#include <algorithm>
+
+namespace ppb::balancer {
+
+BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
+                               StageBounds& bounds, const SuffixBound& suffix, Budget& budget)
+    : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds), suffix_(suffix), budget_(budget) {
+  const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
+  ends_.assign(V, 0);
+  chunk_ranges_.assign(pp, {});
+  stage_pf_.assign(pp + 1, 0);
+  stage_pb_.assign(pp + 1, 0);
+  costs_.assign(V, VirtualStageCost{});
+  children_.assign(V, {});
+  static_cast<PipelineShape&>(sim_in_) = p_.shape;
+  sim_in_.stage_tail_ms = p_.tail;
+}
+
+void BranchAndBound::dfs(int v, int a, double bound) {
+  if (budget_.node_out_of_budget(simulations_)) return;
+  frontiers_.trim();
+  const int s = v % p_.pp;
+  const int chunk = v / p_.pp;
+  const bool completes = chunk == p_.shape.vpp_degree - 1;
+  auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
+  const double pf = stage_pf_[static_cast<std::size_t>(s)];
+  const double pb = stage_pb_[static_cast<std::size_t>(s)];
+  // The ends this stage may take; the loop stops where memory or the growing bound rules out every
+  // larger end.
+  std::vector<Child>& children = children_[static_cast<std::size_t>(v)];  // one per depth, reused
+  children.clear();
+  if (p_.V == p_.pp) {  // one chunk per stage (ranges is empty): the stage is this range
+    // What does not change with b is read once: stores to `children` would otherwise make the
+    // compiler read every member again at each end.
+    const double* const after = suffix_.row(v + 1);
+    const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
+    const double cut_now = cut();  // no plan is simulated in this loop
+    const int last = p_.last_end(v);
+    for (int b = p_.first_end(v, a); b <= last; ++b) {
+      const double extra = recompute_.one_extra(chunk_memory, a, b);
+      if (!(extra < kInf)) break;  // more layers only need more memory
+      const Bounds term = bounds_.stage(s, pf, pb, a, b, extra);
+      if (std::max(bound, term.growing) >= cut_now) break;  // only grows with b
+      const double priority = std::max({bound, term.strong, after[static_cast<std::size_t>(b)]});
+      if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
+    }
+  } else {  // one chunk of several: its stage's own work with the chunks assigned so far
+    for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
+      ranges.emplace_back(a, b);
+      double extra = 0;
+      bool fits_memory = true;
+      if (completes) {
+        extra = recompute_.stage_extra(s, ranges, nullptr);
+        fits_memory = extra < kInf;
+      } else {
+        double statics = 0;
+        for (auto [x, y] : ranges) statics += p_.range(p_.prefix_static, x, y);
+        fits_memory = fits(statics, p_.limit_for(s));
+      }
+      Bounds term{0, 0};
+      if (fits_memory) {
+        double base = 0;
+        for (auto [x, y] : ranges) base += p_.range(p_.prefix_f, x, y) + p_.range(p_.prefix_b, x, y);
+        const double own = pf + p_.m * (base + extra) + (p_.split ? 0 : pb);
+        term = {own, own};
+      }
+      ranges.pop_back();
+      if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
+      const double priority = std::max(bound, term.strong);
+      if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
+    }
+  }
+  // Most promising first, so that good plans are found early and cut more.
+  std::sort(children.begin(), children.end(), [](const Child& x, const Child& y) { return x.priority < y.priority; });
+  for (const Child& child : children) {
+    if (budget_.hit() || child.priority >= cut()) return;
+    const int b = child.b;
+    ranges.emplace_back(a, b);
+    if (completes) recompute_.stage_extra(s, ranges, &chosen_);
+    ends_[static_cast<std::size_t>(v)] = b;
+    // Costs of this virtual stage, for the simulation of complete plans.
+    auto& c = costs_[static_cast<std::size_t>(v)];
+    c.forward_ms = p_.range(p_.prefix_f, a, b);
+    c.backward_ms = p_.range(p_.prefix_b, a, b);
+    c.weight_ms = p_.range(p_.prefix_w, a, b);
+    c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
+    if (completes) assign_chunk_costs(s, ranges, chosen_);
+    // Chunk 0 of this stage feeds the prefix bound of the next stage; its backward already holds
+    // the recompute time when the stage is complete.
+    if (chunk == 0) {
+      stage_pf_[static_cast<std::size_t>(s) + 1] = pf + c.forward_ms + c.send_ms;
+      stage_pb_[static_cast<std::size_t>(s) + 1] = pb + c.backward_ms + c.send_ms;
+    }
+    if (v == p_.V - 1) evaluate();
+    else dfs(v + 1, b, child.bound);
+    ranges.pop_back();
+  }
+}
+
+void BranchAndBound::assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen) {
+  for (std::size_t c = 0; c < ranges.size(); ++c) {
+    auto& cost = costs_[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(p_.pp)];
+    cost.activation_mib = chosen[c].act;
+    cost.backward_ms = p_.range(p_.prefix_b, ranges[c].first, ranges[c].second) + chosen[c].extra;
+  }
+}
+
+void BranchAndBound::evaluate() {
+  if (bounds_.plan(costs_) >= cut()) return;  // its exact stage costs already rule it out
+  ++simulations_;
+  budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
+  sim_in_.costs = costs_;
+  sim_in_.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
+  const SimulationResult r = simulate(sim_in_);
+  if (r.aborted) return;
+  const double t = r.step_time_ms;
+  if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
+    set_best_time(t);
+    best_ends_ = ends_;
+  }
+}
+
+void BranchAndBound::try_plan(const std::vector<int>& ends) {
+  if (static_cast<int>(ends.size()) != p_.V) return;
+  std::vector<Ranges> per_stage(static_cast<std::size_t>(p_.pp));
+  int a = 0;
+  for (int v = 0; v < p_.V; ++v) {
+    const int b = ends[static_cast<std::size_t>(v)];
+    if (b < a + p_.min_size) return;
+    per_stage[static_cast<std::size_t>(v % p_.pp)].emplace_back(a, b);
+    auto& c = costs_[static_cast<std::size_t>(v)];
+    c.forward_ms = p_.range(p_.prefix_f, a, b);
+    c.backward_ms = p_.range(p_.prefix_b, a, b);
+    c.weight_ms = p_.range(p_.prefix_w, a, b);
+    c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
+    a = b;
+  }
+  for (int s = 0; s < p_.pp; ++s) {
+    std::vector<FrontierPoint> chosen;
+    if (recompute_.stage_extra(s, per_stage[static_cast<std::size_t>(s)], &chosen) == kInf) return;
+    assign_chunk_costs(s, per_stage[static_cast<std::size_t>(s)], chosen);
+  }
+  ends_ = ends;
+  evaluate();
+}
+
+}  // namespace ppb::balancer

@@ -1,0 +1,70 @@
+// Lower bounds on the step time from one physical stage (internal to the engine): what a stage's own
+// work, its fill and its drain must cost whatever the other stages do. The argument for each term
+// is in docs/ppb.md.
+#pragma once
+
+#include <vector>
+
+#include "balance_problem.hpp"
+#include "ppb/stage_costs.hpp"
+
+namespace ppb::balancer {
+
+struct Bounds {
+  double growing;  // never falls as the stage takes more layers: ends the loop over its end
+  double strong;   // the best bound: prunes a branch
+};
+
+class StageBounds {
+ public:
+  explicit StageBounds(const BalanceProblem& problem) : p_(problem), later_(static_cast<std::size_t>(problem.pp), 0) {}
+
+  // Bounds from physical stage s (one chunk per stage) holding layers [a, b), whose first forward
+  // starts no earlier than pf and whose last gradient then drains through the earlier stages in pb,
+  // with `extra` its recompute time. The round trip through the later stages is taken at their base
+  // times and the cheapest transfer.
+  [[nodiscard]] Bounds stage(int s, double pf, double pb, int a, int b, double extra) const {
+    double later = p_.range(p_.prefix_f, b, p_.L) + p_.range(p_.prefix_b, b, p_.L) + 2.0 * (p_.pp - 1 - s) * p_.min_send;
+    if (p_.split) later -= p_.range(p_.prefix_w, b, p_.L);
+    return from_costs(s, pf, pb, p_.range(p_.prefix_f, a, b), p_.range(p_.prefix_b, a, b) + extra, later);
+  }
+
+  // The same bounds from a stage's forward f and backward full_b (recompute included), and `later`,
+  // the round trip through the stages after it (exact, or a lower bound of it). With nf the forwards
+  // it runs before its first backward (min(pp - s, m) for 1f1b, m for gpipe):
+  //  - its own work: pf + m (f + full_b) + pb;
+  //  - its timeline: the first backward waits for nf forwards and for f + later; then (m - nf)
+  //    forward-backward pairs; then the last backward waits for nf backwards and for the last micro
+  //    batch's round trip later + full_b:
+  //      pf + max(nf f, f + later) + (m - nf)(f + full_b) + max(nf full_b, later + full_b) + pb.
+  //    On equal stages this is (m + pp - 1)(f + full_b) for every stage, the exact step time. When
+  //    all forwards come first (nf = m), the steady part is empty and the two waits overlap instead.
+  // zb_h1: the drain is not counted (W can overlap it), the round trip needs only the later stages'
+  // input gradients, and at most min(pp - s, m) forwards precede the first B.
+  [[nodiscard]] Bounds from_costs(int s, double pf, double pb, double f, double full_b, double later) const {
+    const double m = p_.m;
+    // The stage's tail (outside components after its last operation) comes after all its work.
+    const double drain = p_.split ? 0 : pb;
+    const double tail = p_.tail[static_cast<std::size_t>(s)];
+    const double own = pf + m * (f + full_b) + std::max(drain, tail);
+    if (p_.V != p_.pp) return {own, own};
+    const double nf = p_.shape.schedule == Schedule::gpipe ? m : std::min<double>(p_.pp - s, m);
+    if (p_.split) return {own, std::max(own, pf + f + later + (m - nf) * f + m * full_b + tail)};
+    double timeline;
+    if (nf < m) {
+      timeline = pf + std::max(nf * f, f + later) + (m - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
+    } else {  // every forward before the first backward: F(m-1) ends by m f, B0 waits f + later
+      timeline = pf + std::max({m * (f + full_b), f + later + m * full_b, m * f + later + full_b});
+    }
+    return {own, std::max(own, timeline + std::max(drain, tail))};
+  }
+
+  // The bound of a complete plan (one chunk per stage) from its exact stage costs; 0 for vpp > 1.
+  double plan(const std::vector<VirtualStageCost>& costs);
+
+ private:
+  const BalanceProblem& p_;
+  std::vector<double> later_;  // plan(): the round trip after each stage
+};
+
+}  // namespace ppb::balancer

@@ -1,0 +1,60 @@
+// The suffix bound's dynamic program. See suffix_bound.hpp.
+#include "suffix_bound.hpp"
+
+#include <algorithm>
+
+namespace ppb::balancer {
+
+bool SuffixBound::build(bool with_recompute, Budget::Clock::time_point until) {
+  const int V = p_.V, L = p_.L, pp = p_.pp;
+  table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
+  next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
+  table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
+  // Start layer outermost (descending), so each start's frontier chain is used in one burst.
+  for (int a = L; a >= 0; --a) {
+    if (Budget::past(until)) return false;
+    frontiers_.trim();
+    for (int v = V - 1; v >= 0; --v) {
+      const int s = v % pp;
+      double best = kInf;
+      int best_b = -1;
+      const double pf = p_.range(p_.prefix_f, 0, a) + v * p_.min_send;
+      const double pb = p_.range(p_.prefix_b, 0, a) + v * p_.min_send;
+      const double* const after_row = row(v + 1);
+      const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
+      const int last = p_.last_end(v);
+      for (int b = p_.first_end(v, a); b <= last; ++b) {
+        const double after = after_row[static_cast<std::size_t>(b)];
+        if (after == kInf) continue;
+        const double extra = V != pp ? 0.0 : recompute_.one_extra(chunk_memory, a, b, with_recompute);
+        if (extra == kInf) break;  // more layers only need more memory
+        const Bounds bound = V == pp ? bounds_.stage(s, pf, pb, a, b, extra) : Bounds{0, 0};
+        if (bound.growing >= best) break;  // only grows with b
+        const double value = std::max(bound.strong, after);
+        if (value < best) {
+          best = value;
+          best_b = b;
+        }
+      }
+      table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best;
+      next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best_b;
+    }
+  }
+  return true;
+}
+
+void SuffixBound::clear() {
+  for (auto& r : table_) std::fill(r.begin(), r.end(), 0.0);
+}
+
+std::vector<int> SuffixBound::plan() const {
+  std::vector<int> ends;
+  int a = 0;
+  for (int v = 0; v < p_.V; ++v) {
+    a = next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)];
+    ends.push_back(a);
+  }
+  return ends;
+}
+
+}  // namespace ppb::balancer

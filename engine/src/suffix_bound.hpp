@@ -1,0 +1,44 @@
+// The suffix bound (internal to the engine): at(v, a), the least possible largest stage bound over
+// virtual stages v.. when virtual stage v starts at layer a, a dynamic program over (stage, start
+// layer). It bounds every completion of a partial plan from below, and its argmin is the first
+// incumbent plan. One chunk per stage; with vpp > 1 it is zero beyond the incumbent.
+#pragma once
+
+#include <vector>
+
+#include "balance_budget.hpp"
+#include "stage_bounds.hpp"
+#include "stage_recompute.hpp"
+
+namespace ppb::balancer {
+
+class SuffixBound {
+ public:
+  SuffixBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers, const StageBounds& bounds)
+      : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds) {}
+
+  // Builds the table, with each stage's exact least recompute time or, with `with_recompute` false,
+  // with a stage's recompute time counted as 0 when its most-saving options fit (a weaker bound
+  // without frontiers: O(1) per cell instead of a frontier per range, which on thousands of distinct
+  // layers is what dominates). The prefix times of earlier stages are taken without recompute and
+  // with the cheapest transfer. Returns false, the table unfinished, when `until` passes.
+  bool build(bool with_recompute, Budget::Clock::time_point until);
+  // A table of zeros: no bound beyond the stages' own.
+  void clear();
+
+  [[nodiscard]] double at(int v, int a) const { return table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]; }
+  // Row v + 1 is what the stages after v can reach, indexed by v's end.
+  [[nodiscard]] const double* row(int v) const { return table_[static_cast<std::size_t>(v)].data(); }
+  // The stage ends of the plan the table's minimum is built from.
+  [[nodiscard]] std::vector<int> plan() const;
+
+ private:
+  const BalanceProblem& p_;
+  StageRecompute& recompute_;
+  FrontierCache& frontiers_;
+  const StageBounds& bounds_;
+  std::vector<std::vector<double>> table_;
+  std::vector<std::vector<int>> next_;  // the end of stage v that gives table_[v][a]
+};
+
+}  // namespace ppb::balancer
