@@ -1,6 +1,8 @@
 // Embed mode: `?embed=1&view=timeline,memory` shows only those views, without controls, sized to the frame.
 // Also builds the <iframe> snippet for the current state.
 
+import { byId } from './dom.js';
+
 export const EMBED_VIEWS = ['summary', 'stage-loads', 'timeline', 'memory', 'compare', 'pareto'];
 
 /**
@@ -17,6 +19,22 @@ export function embedOptions(search) {
   const embed = params.get('embed') === '1' || params.get('embed') === 'true';
   const views = params.getAll('view').flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => EMBED_VIEWS.includes(v));
   return { embed, views: views.length > 0 ? [...new Set(views)] : ['timeline'] };
+}
+
+/**
+ * Lays the page out for embed mode: only the chosen views, each filling its share of the frame, and the link that
+ * opens the whole page.
+ * @param {EmbedOptions} options
+ */
+export function showEmbedLayout(options) {
+  document.body.classList.add('embed');
+  for (const view of document.querySelectorAll('.view[data-view]')) {
+    const name = view.getAttribute('data-view') ?? '';
+    view.classList.toggle('embed-shown', options.views.includes(name) || (name === 'search' && options.views.includes('pareto')));
+  }
+  // This page's own file (index.html or ppb.html); './' where the address names none.
+  const page = location.pathname.slice(location.pathname.lastIndexOf('/') + 1) || './';
+  byId('embed-open', HTMLAnchorElement).href = `${page}${location.hash}`;
 }
 
 /**

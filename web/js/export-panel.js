@@ -8,7 +8,7 @@
 import { byId, el, download, copyWithFeedback, fileName } from './dom.js';
 import { svgBlob, pngBlob, TARGET_FILES } from './exports.js';
 import { stateFile } from './share.js';
-import { exactPlanSections } from './state.js';
+import { exactPlanSections } from './requests.js';
 
 /**
  * @typedef {{response: EngineResponse, request: Record<string, any>, result: EstimateResult, command: string}} ShownPlan

@@ -6,8 +6,7 @@
 /** @import {ErrorBoard} from './errors.js' */
 /** @import {Palette} from './theme.js' */
 import { byId, el } from './dom.js';
-import { searchRequest } from './state.js';
-import { SearchCancelledError } from './worker-client.js';
+import { searchRequest } from './requests.js';
 import { renderPareto } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups } from './views/search-table.js';
 import { count } from './format.js';
@@ -15,7 +14,7 @@ import { count } from './format.js';
 /**
  * @typedef {{
  *   search: (request: object, onProgress: (done: number, total: number) => void) => {result: Promise<EngineResponse>, cancel: () => void},
- *   hasProgress: () => boolean, canRun: () => boolean,
+ *   canRun: () => boolean,
  *   errors: ErrorBoard, form: HTMLElement, exclude: HTMLElement,
  *   getState: () => PageState, palette: () => Palette, size: (box: HTMLElement) => {width: number, height?: number},
  *   onOpen: (index: number) => void, onBusy: () => void}} SearchHooks
@@ -65,7 +64,7 @@ export class SearchPanel {
     const started = performance.now();
     this.bar.hidden = false;
     this.bar.removeAttribute('value');
-    this.status.textContent = hooks.hasProgress() ? 'Starting the search…' : 'Searching (this engine reports no progress)…';
+    this.status.textContent = 'Starting the search…';
     this.runButton.disabled = true;
     this.cancelButton.disabled = false;
     const handle = hooks.search(searchRequest(hooks.getState()), (done, total) => {
@@ -93,9 +92,7 @@ export class SearchPanel {
         `${count(c.evaluated)} evaluated · ${count(c.skipped)} skipped · ${count(c.infeasible)} do not fit · ${(result.elapsed_ms / 1000).toFixed(2)} s`;
       this.draw();
     }, (error) => {
-      this.status.textContent = error instanceof SearchCancelledError
-        ? 'Search cancelled. This engine cannot return a partial result.'
-        : `The search stopped: ${error instanceof Error ? error.message : error}`;
+      this.status.textContent = `The search stopped: ${error instanceof Error ? error.message : error}`;
       this.bar.hidden = true;
     }).finally(() => {
       this.running = null;

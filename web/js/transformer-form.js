@@ -3,7 +3,7 @@
 // are kept as typed; errors come back with paths such as /transformer/hidden_size and land on that field.
 
 import { el } from './dom.js';
-import { numberField } from './state.js';
+import { numberField } from './requests.js';
 
 /**
  * @typedef {{path: string, label: string, kind: 'number' | 'text' | 'check' | 'select', unit?: string,

@@ -5,12 +5,11 @@
 /** @import {EngineResponse} from './types.js' */
 
 export class EngineDiedError extends Error {}
-export class SearchCancelledError extends Error {}
 
 /**
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
  *            onProgress?: (done: number, total: number) => void}} Waiter
- * @typedef {{version: string, features: {searchSession: boolean}}} EngineInfo
+ * @typedef {{version: string}} EngineInfo
  */
 
 export class EngineClient {
@@ -27,7 +26,7 @@ export class EngineClient {
     /** @type {Map<number, Waiter>} */
     this.pending = new Map();
     /** @type {EngineInfo} */
-    this.info = { version: '', features: { searchSession: false } };
+    this.info = { version: '' };
     /** @type {Worker | null} */
     this.worker = null;
     /** whether the current worker has said 'ready' */
@@ -49,7 +48,7 @@ export class EngineClient {
         if (worker !== this.worker) return;
         switch (message.type) {
           case 'ready':
-            this.info = { version: String(message.version ?? ''), features: { searchSession: !!message.features?.searchSession } };
+            this.info = { version: String(message.version ?? '') };
             resolve(this.info);
             break;
           case 'fatal':
@@ -142,8 +141,7 @@ export class EngineClient {
   }
 
   /**
-   * Starts a search. `cancel()` stops it: with the engine's SearchSession the partial result still arrives;
-   * without it the worker is replaced and the promise rejects with SearchCancelledError.
+   * Starts a search. `cancel()` stops it between two slices; the partial result still arrives.
    * @param {object} request
    * @param {(done: number, total: number) => void} onProgress
    * @returns {{result: Promise<EngineResponse>, cancel: () => void}}
@@ -168,20 +166,7 @@ export class EngineClient {
 
   /** @param {number} id */
   cancelSearch(id) {
-    if (this.info.features.searchSession) {
-      this.worker?.postMessage({ type: 'cancel', id });
-      return;
-    }
-    // A one-shot search cannot be interrupted: start over with a fresh worker.
-    const waiter = this.pending.get(id);
-    this.pending.delete(id);
-    this.worker?.terminate();
-    this.worker = null;
-    this.failAll(new SearchCancelledError('search cancelled'));
-    waiter?.reject(new SearchCancelledError('search cancelled'));
-    this.loaded = false;
-    this.ready = this.start();
-    this.ready.catch(() => {});
+    this.worker?.postMessage({ type: 'cancel', id });
   }
 
   /**

@@ -1,0 +1,171 @@
+// Puts models in place: the default example at start, an example, a file (picked, dropped or pasted: a model, a
+// SAPP layer file, a transformer description or a request, each read through the engine's import command) and the
+// transformer form. A model that cannot be read changes nothing: its problem goes beside its source and the last
+// result stays, marked stale. A saved page state that arrives as a file goes to onState.
+
+/** @import {EngineError, PageState} from './types.js' */
+/** @import {Incoming, SourceKind} from './model-input.js' */
+/** @import {Banners} from './banners.js' */
+/** @import {Controls} from './controls.js' */
+/** @import {ErrorBoard} from './errors.js' */
+/** @import {PageStatus} from './page-status.js' */
+/** @import {PlanRunner} from './plan-runner.js' */
+/** @import {SearchPanel} from './search-panel.js' */
+/** @import {Store} from './store.js' */
+/** @import {EngineClient} from './worker-client.js' */
+import { byId, el } from './dom.js';
+import { initialState } from './state.js';
+import { putModel } from './settings-edits.js';
+import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
+import { readDocument } from './model-source.js';
+import { buildTransformerForm, transformerRequest } from './transformer-form.js';
+import { count } from './format.js';
+
+/**
+ * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
+ *            controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
+ *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void}} LoaderParts
+ */
+
+export class ModelLoader {
+  /** @param {LoaderParts} parts */
+  constructor(parts) {
+    this.parts = parts;
+  }
+
+  /** Wires the model sources (examples, file, drop, paste) and the transformer form. */
+  attach() {
+    const { status, errors, engine, transformerBox } = this.parts;
+    attachModelInput({
+      select: byId('example-select', HTMLSelectElement),
+      file: byId('model-file', HTMLInputElement),
+      paste: byId('model-paste', HTMLTextAreaElement),
+      pasteButton: byId('paste-button', HTMLButtonElement),
+      overlay: byId('drop-overlay', HTMLElement),
+    }, {
+      onReading: () => status.setBusy('input', true),
+      onIncoming: (incoming) => { this.read(incoming); },
+      onProblem: (kind, message) => {
+        this.problem(kind, [{ code: 'READ_FAILED', path: '', message }]);
+        status.setBusy('input', false);
+      },
+    });
+    buildTransformerForm(transformerBox, {
+      onBuild: async (values) => {
+        errors.clear('transformer');
+        status.setBusy('input', true);
+        try {
+          await engine.ready.catch(() => {});
+          const response = await engine.call('import', transformerRequest(values));
+          if (!response.ok) {
+            errors.set('transformer', response.errors, { within: transformerBox });
+            status.setStale(true);
+            return;
+          }
+          this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (transformer form)`);
+          this.parts.store.state.transformer = values;
+        } catch (error) {
+          errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
+        } finally {
+          status.setBusy('input', false);
+        }
+      },
+    });
+  }
+
+  /**
+   * The default example as the first state; the plan is asked for once the engine runs.
+   * @param {Promise<any> | null} early the example's fetch started by boot.js, if any
+   * @param {string} file the example's file name
+   */
+  async loadDefault(early, file) {
+    const { store, controls, banners, engine, runner } = this.parts;
+    try {
+      const model = await (early ?? readExample(file).then((text) => JSON.parse(text)));
+      const example = EXAMPLES.find((e) => e.file === file);
+      store.replace({ ...initialState(model, model.name ?? example?.label ?? file), ui: { ...store.state.ui } });
+      this.showModel();
+      controls.show(store.state, store.info);
+      byId('example-select', HTMLSelectElement).value = file;
+    } catch (error) {
+      banners.show('example', 'error', `The default example could not be loaded (${error instanceof Error ? error.message : error}). Choose a file to start.`);
+    }
+    await engine.ready.catch(() => {});
+    if (store.state.model.layers?.length) runner.request(true);
+  }
+
+  /**
+   * Puts a new model in place (see putModel) and asks for its plan.
+   * @param {any} model
+   * @param {string} label
+   * @param {any} [request] a request file the model came from
+   */
+  setModel(model, label, request = null) {
+    const { store, errors, controls, searchPanel, runner } = this.parts;
+    errors.clear('model');
+    errors.clear('transformer');
+    putModel(store.state, model, label, request);
+    store.replace(store.state);
+    this.showModel();
+    controls.show(store.state, store.info);
+    searchPanel.clear();
+    runner.request(true);
+  }
+
+  /** The model's name and layer counts above the controls. */
+  showModel() {
+    const { state, info } = this.parts.store;
+    byId('model-name', HTMLElement).textContent = state.modelLabel || info.name || 'unnamed model';
+    byId('model-meta', HTMLElement).textContent =
+      ` · ${count(info.layerCount)} layers (${count(info.body)} body${info.pinnedFirst + info.pinnedLast > 0 ? `, ${info.pinnedFirst + info.pinnedLast} pinned` : ''})`;
+  }
+
+  /**
+   * A document arrived (example, file, drop, paste): reads it and puts it in place, or says what is wrong.
+   * @param {Incoming} incoming
+   */
+  async read(incoming) {
+    const { status, errors, engine } = this.parts;
+    status.setBusy('input', true);
+    try {
+      errors.clear('model');
+      await engine.ready.catch(() => {});
+      const reading = await readDocument(incoming, (request) => engine.call('import', request));
+      if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
+      else if (reading.kind === 'state') this.parts.onState(reading.state);
+      else {
+        this.setModel(reading.model, reading.label, reading.request);
+        // A request's own sections are not part of a model; their fields are not worth a note.
+        this.showImportNotes(reading.warnings.filter((w) => !(reading.request && w.code === 'UNKNOWN_FIELD')));
+      }
+    } finally {
+      status.setBusy('input', false);
+    }
+  }
+
+  /**
+   * Shows a problem with a model source; the last result stays, marked stale.
+   * @param {SourceKind} kind
+   * @param {EngineError[]} problems
+   */
+  problem(kind, problems) {
+    const { errors, status, form } = this.parts;
+    /** @type {HTMLElement} */
+    let target = byId('drop-target', HTMLElement);
+    if (kind === 'paste') target = byId('model-paste', HTMLTextAreaElement).closest('.field') ?? form;
+    else if (kind === 'example') target = byId('example-select', HTMLSelectElement).closest('.field') ?? form;
+    errors.set('model', problems, { target });
+    status.setStale(true);
+  }
+
+  /** @param {EngineError[]} warnings */
+  showImportNotes(warnings) {
+    const panel = byId('model-panel', HTMLElement);
+    panel.querySelector('.import-warnings')?.remove();
+    if (warnings.length === 0) return;
+    panel.append(el('details', { class: 'import-warnings' }, [
+      el('summary', { text: `${warnings.length} import note${warnings.length === 1 ? '' : 's'}` }),
+      el('ul', {}, warnings.slice(0, 50).map((w) => el('li', { text: `${w.path ? `${w.path}: ` : ''}${w.message}` }))),
+    ]));
+  }
+}

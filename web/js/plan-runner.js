@@ -1,0 +1,149 @@
+// Runs the plan the inputs describe: state -> request -> worker -> response. One request runs at a time and only
+// the newest inputs run next (typing waits a moment; a drag sends many changes and the engine sees as many as it
+// keeps up with); an answer to older inputs is dropped. Keeps the last good plan with its comparison and hands
+// both to the views; an error goes beside its field and leaves the last plan on screen, marked stale.
+
+/** @import {EngineResponse, EstimateResult, PageState} from './types.js' */
+/** @import {NamedPlan} from './views/compare.js' */
+/** @import {Banners} from './banners.js' */
+/** @import {ErrorBoard} from './errors.js' */
+/** @import {PageStatus} from './page-status.js' */
+/** @import {Store} from './store.js' */
+/** @import {EngineClient} from './worker-client.js' */
+import { planRequest } from './requests.js';
+import { EngineDiedError } from './worker-client.js';
+
+/** How long typing waits before its plan is asked for. */
+const TYPING_DELAY_MS = 220;
+
+/**
+ * The last good plan: the response and the request that made it.
+ * @typedef {{response: EngineResponse & {ok: true}, result: EstimateResult, request: Record<string, any>,
+ *            command: 'estimate' | 'balance', label: string}} ShownPlan
+ * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
+ * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
+ *            form: HTMLElement, exclude: HTMLElement,
+ *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void}} RunnerParts
+ *   form, exclude: where the plan's errors go (the controls, not the transformer form)
+ */
+
+/**
+ * The label of the plan the settings make.
+ * @param {PageState} state
+ * @returns {string}
+ */
+function planLabel(state) {
+  const s = state.settings;
+  if (s.partition === 'ppb') return 'PPB plan';
+  if (s.partition === 'even') return 'even split';
+  return state.ui.openPlan || 'your layer_offset';
+}
+
+export class PlanRunner {
+  /** @param {RunnerParts} parts */
+  constructor(parts) {
+    this.parts = parts;
+    /** @type {ShownPlan | null} */
+    this.current = null;
+    /** @type {Comparison | null} */
+    this.comparison = null;
+    /** Inputs changed since the last request was sent. */
+    this.pending = false;
+    this.running = false;
+    this.timer = 0;
+  }
+
+  /**
+   * Asks for the plan the inputs describe.
+   * @param {boolean} immediate false while typing: wait a moment for more
+   */
+  request(immediate) {
+    this.pending = true;
+    this.parts.status.setBusy('plan', true);
+    clearTimeout(this.timer);
+    if (immediate) this.runAll();
+    else this.timer = window.setTimeout(() => this.runAll(), TYPING_DELAY_MS);
+  }
+
+  async runAll() {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.pending) {
+        this.pending = false;
+        await this.runOne();
+      }
+    } finally {
+      this.running = false;
+      this.parts.status.setBusy('plan', this.pending);
+    }
+  }
+
+  async runOne() {
+    const { engine, store, status, errors, banners } = this.parts;
+    if (!status.engineLoaded) return;
+    const { command, request } = planRequest(store.state);
+    let response;
+    try {
+      response = await engine.call(command, request);
+    } catch (error) {
+      if (error instanceof EngineDiedError) {
+        // The restarted engine gets the same inputs again.
+        this.pending = true;
+        await engine.ready.catch(() => {});
+        return;
+      }
+      banners.show('plan-failure', 'error', `The plan could not be computed: ${error instanceof Error ? error.message : error}`);
+      return;
+    }
+    if (this.pending) return; // newer inputs are waiting; this answer is already out of date
+    if (!response.ok) {
+      errors.set('plan', response.errors, { within: this.parts.form, exclude: this.parts.exclude });
+      status.setStale(true);
+      return;
+    }
+    errors.clear('plan');
+    banners.remove('plan-failure');
+    const result = /** @type {EstimateResult} */ (response.result);
+    const label = planLabel(store.state);
+    this.comparison = await this.comparisonFor(result, request, command, label);
+    this.current = { response, result, request, command, label };
+    status.setStale(false);
+    this.parts.onPlan(this.current, this.comparison);
+  }
+
+  /**
+   * The comparison to show with a plan: a pinned plan against this one; PPB against its even split; an explicit
+   * plan against the even split.
+   * @param {EstimateResult} result
+   * @param {Record<string, any>} request
+   * @param {'estimate' | 'balance'} command
+   * @param {string} label
+   * @returns {Promise<Comparison | null>}
+   */
+  async comparisonFor(result, request, command, label) {
+    const { engine, store, banners } = this.parts;
+    const state = store.state;
+    const pinned = state.compare.pinned;
+    try {
+      if (pinned) {
+        const response = await engine.call('estimate', { ...pinned.request, model: state.model });
+        if (response.ok) return { a: { label: pinned.label, result: response.result }, b: { label, result } };
+        banners.show('pinned', 'warn', `The pinned plan no longer fits these inputs: ${response.errors[0]?.message ?? ''}`);
+        return null;
+      }
+      if (command === 'balance' && result.baseline) return { a: { label: 'even split', result: result.baseline }, b: { label, result } };
+      if (state.settings.partition === 'explicit') {
+        const pipeline = { ...request.pipeline };
+        delete pipeline.layer_offset;
+        delete pipeline.recompute;
+        delete pipeline.include_timeline;
+        const response = await engine.call('estimate', { ...request, pipeline });
+        if (response.ok) return { a: { label: 'even split', result: response.result }, b: { label, result } };
+      }
+    } catch {
+      // A comparison is extra; the plan itself is shown either way.
+    }
+    return null;
+  }
+}

@@ -1,0 +1,131 @@
+// Draws the plan shown into the views: the summary, the stage loads with their draggable boundaries, the per-stage
+// table, the layer_offset line, the timeline and memory (js/views/timeline-view.js) and the comparison. Every
+// chart is drawn again from the data; while a boundary is dragged the stage loads show the dragged partition
+// until the engine's answer for it arrives.
+
+/** @import {ShownPlan, Comparison} from './plan-runner.js' */
+/** @import {Store} from './store.js' */
+/** @import {Palette} from './theme.js' */
+/** @import {TimeViews} from './views/timeline-view.js' */
+import { byId, el } from './dom.js';
+import { offsetFromStageLayers } from './model.js';
+import { percent } from './format.js';
+import { renderSummary } from './views/summary.js';
+import { renderStageLoads } from './views/stage-loads.js';
+import { renderStageTable } from './views/stage-table.js';
+import { renderCompare, renderGainCards } from './views/compare.js';
+
+/**
+ * @typedef {{store: Store, timeViews: TimeViews, palette: () => Palette,
+ *            size: (box: HTMLElement) => {width: number, height?: number}}} ViewParts
+ */
+
+export class PlanViews {
+  /** @param {ViewParts} parts */
+  constructor(parts) {
+    this.parts = parts;
+    /** @type {ShownPlan | null} */
+    this.plan = null;
+    /** @type {Comparison | null} */
+    this.comparison = null;
+    /** Layers per virtual stage while a boundary is being dragged. @type {number[] | null} */
+    this.dragLayers = null;
+    /** @type {number | null} */
+    this.dragBoundary = null;
+  }
+
+  /**
+   * Shows a new plan and its comparison.
+   * @param {ShownPlan} plan
+   * @param {Comparison | null} comparison
+   */
+  show(plan, comparison) {
+    this.plan = plan;
+    this.comparison = comparison;
+    this.draw();
+  }
+
+  /** Draws every view of the plan again (a new plan, a new theme, a new size). */
+  draw() {
+    if (!this.plan) return;
+    const { result } = this.plan;
+    const training = this.plan.request.training ?? {};
+    const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
+    byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep }));
+    this.drawStageLoads();
+    byId('stage-table-box', HTMLElement).replaceChildren(renderStageTable(result));
+    this.showOffset();
+    this.parts.timeViews.setData(result);
+    this.drawCompare();
+  }
+
+  /**
+   * A partition being dragged (layers per virtual stage, the boundary held), or null for none: the stage loads
+   * and the offset line show it at once.
+   * @param {number[] | null} layers
+   * @param {number | null} boundary
+   */
+  drag(layers, boundary) {
+    this.dragLayers = layers;
+    this.dragBoundary = boundary;
+    this.drawStageLoads();
+    this.showOffset();
+  }
+
+  /** A sentence on how the shown plan was made. */
+  describePlan() {
+    if (!this.plan) return '';
+    const method = this.plan.result.method;
+    if (this.plan.command === 'balance' && method) {
+      if (method.proven_optimal) return 'PPB plan, proven optimal';
+      if (typeof method.within_tolerance === 'number') return `PPB plan, within ${percent(method.within_tolerance)} of the optimum`;
+      return 'PPB plan';
+    }
+    return this.plan.label;
+  }
+
+  drawStageLoads() {
+    if (!this.plan) return;
+    const box = byId('stage-loads-box', HTMLElement);
+    const focused = document.activeElement?.closest?.('.boundary')?.getAttribute('data-boundary');
+    box.replaceChildren(renderStageLoads(this.plan.result, { ...this.parts.size(box), palette: this.parts.palette(),
+      info: this.parts.store.info, stageLayers: this.dragLayers, dragging: this.dragBoundary }));
+    if (focused !== undefined && focused !== null) {
+      const handle = box.querySelector(`.boundary[data-boundary="${focused}"]`);
+      if (handle instanceof SVGElement) handle.focus();
+    }
+  }
+
+  showOffset() {
+    if (!this.plan) return;
+    const { result, command } = this.plan;
+    const offsets = this.dragLayers ? offsetFromStageLayers(this.parts.store.info, this.dragLayers) : result.layer_offset;
+    byId('offset-value', HTMLElement).textContent = `[${offsets.join(', ')}]`;
+    const vpp = result.vpp_degree ?? 1;
+    byId('offset-note', HTMLElement).textContent = `${this.describePlan()}${vpp > 1 ? ` · ${offsets.length} virtual stages, chunk-major` : ''}`;
+    // The engine's own sentences on why a PPB plan is not proven optimal (a budget reached, a schedule
+    // without proof), as text.
+    const method = command === 'balance' ? result.method : undefined;
+    const notes = method && !method.proven_optimal ? method.notes ?? [] : [];
+    const list = byId('method-notes', HTMLElement);
+    list.replaceChildren(...notes.map((note) => el('li', { text: note })));
+    list.hidden = notes.length === 0;
+  }
+
+  drawCompare() {
+    const state = this.parts.store.state;
+    const box = byId('compare-box', HTMLElement);
+    const cards = byId('compare-cards', HTMLElement);
+    byId('unpin-plan', HTMLButtonElement).hidden = !state.compare.pinned;
+    if (!this.comparison) {
+      cards.replaceChildren(el('p', { class: 'hint', text: state.settings.partition === 'even'
+        ? 'Choose PPB or a layer_offset to compare it with the even split, or pin this plan and change the inputs to compare any two plans.'
+        : 'Nothing to compare yet.' }));
+      box.replaceChildren();
+      return;
+    }
+    const { a, b } = this.comparison;
+    cards.replaceChildren(...renderGainCards(a, b));
+    box.replaceChildren(renderCompare(a, b, { ...this.parts.size(box), palette: this.parts.palette() }));
+  }
+}

@@ -1,0 +1,135 @@
+// The engine requests the state makes, in the contract's shape (docs/contract.md): the plan (estimate or
+// balance), the search, and the exact sections of a plan already shown. Control text goes to the engine as typed
+// where it does not read as a number, so the engine's error names the field.
+
+/** @import {PageState, Settings, EstimateResult} from './types.js' */
+
+/**
+ * A control's text as the JSON the engine gets: nothing for an empty field (the engine's default), a number
+ * when it reads as one, and otherwise the text itself, so the engine names the field in its error.
+ * @param {string} value
+ * @returns {number | string | undefined}
+ */
+export function numberField(value) {
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : trimmed;
+}
+
+/**
+ * A comma- or space-separated list as JSON: numbers where they read as numbers, the text elsewhere.
+ * Brackets are allowed, so "[1, 0, -1]" pasted from YAML works.
+ * @param {string} value
+ * @returns {(number | string)[] | undefined}
+ */
+export function listField(value) {
+  const trimmed = value.trim().replace(/^\[|\]$/g, '');
+  if (trimmed === '') return undefined;
+  return trimmed.split(/[\s,]+/).filter((t) => t !== '').map((token) => {
+    const number = Number(token);
+    return Number.isFinite(number) ? number : token;
+  });
+}
+
+/**
+ * @param {Record<string, any>} target
+ * @param {string} key
+ * @param {unknown} value
+ */
+function put(target, key, value) {
+  if (value !== undefined) target[key] = value;
+}
+
+/**
+ * The request sections the settings make, without the model: training, device, pipeline and balance.
+ * @param {Settings} s
+ * @param {{timeline?: boolean, partition?: boolean}} [options]
+ * @returns {Record<string, any>}
+ */
+export function planSections(s, { timeline = true, partition = true } = {}) {
+  /** @type {Record<string, any>} */
+  const training = {};
+  /** @type {Record<string, any>} */
+  const device = {};
+  /** @type {Record<string, any>} */
+  const pipeline = {};
+  put(pipeline, 'pp_degree', numberField(s.pp_degree));
+  put(pipeline, 'vpp_degree', numberField(s.vpp_degree));
+  put(pipeline, 'schedule', s.schedule || undefined);
+  if (s.batch_mode === 'micro_batch_num') {
+    put(pipeline, 'micro_batch_num', numberField(s.micro_batch_num));
+  } else {
+    put(training, 'global_batch_size', numberField(s.global_batch_size));
+    put(training, 'micro_batch_size', numberField(s.micro_batch_size));
+    put(training, 'dp_degree', numberField(s.dp_degree));
+  }
+  put(device, 'memory_limit_mib', numberField(s.memory_limit_mib));
+  put(device, 'reserved_mib', numberField(s.reserved_mib));
+  put(device, 'p2p_bandwidth_gbs', numberField(s.p2p_bandwidth_gbs));
+  put(device, 'p2p_latency_ms', numberField(s.p2p_latency_ms));
+  if (timeline) pipeline.include_timeline = true;
+  if (partition && s.partition === 'explicit') {
+    put(pipeline, 'layer_offset', listField(s.layer_offset));
+    if (s.recompute_layers) {
+      pipeline.recompute = { layers: s.recompute_layers };
+    } else {
+      /** @type {Record<string, any>} */
+      const counts = {};
+      for (const [option, value] of Object.entries(s.recompute_counts)) put(counts, option, listField(value));
+      if (Object.keys(counts).length > 0) pipeline.recompute = counts;
+    }
+  }
+  /** @type {Record<string, any>} */
+  const sections = { training, device, pipeline };
+  if (s.recompute_options) sections.balance = { recompute_options: s.recompute_options };
+  return sections;
+}
+
+/**
+ * The request for the plan the settings describe: `balance` in PPB mode, `estimate` otherwise.
+ * @param {PageState} state
+ * @returns {{command: 'estimate' | 'balance', request: Record<string, any>}}
+ */
+export function planRequest(state) {
+  const command = state.settings.partition === 'ppb' ? 'balance' : 'estimate';
+  return { command, request: { model: state.model, ...planSections(state.settings) } };
+}
+
+/**
+ * The request for a search over the lists in the search settings; the rest comes from the plan settings.
+ * @param {PageState} state
+ * @returns {Record<string, any>}
+ */
+export function searchRequest(state) {
+  const sections = planSections(state.settings, { timeline: false, partition: false });
+  const q = state.search;
+  /** @type {Record<string, any>} */
+  const search = {};
+  put(search, 'pp_degree', listField(q.pp_degree));
+  put(search, 'vpp_degree', listField(q.vpp_degree));
+  put(search, 'micro_batch_num', listField(q.micro_batch_num));
+  if (q.schedule.length > 0) search.schedule = q.schedule;
+  put(search, 'top_k', numberField(q.top_k));
+  // The lists decide these; the single values of the plan settings would only conflict with them.
+  for (const key of ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule']) {
+    if (key in search) delete sections.pipeline[key];
+  }
+  if ('micro_batch_num' in search) delete sections.training.global_batch_size;
+  return { model: state.model, ...sections, search };
+}
+
+/**
+ * Request sections that reproduce a shown plan exactly (its partition as stage_layers, its recompute as layer
+ * lists), whichever way it was made: for exports and for pinning it in the comparison.
+ * @param {EstimateResult} result
+ * @param {Record<string, any>} request the request that made it
+ * @returns {Record<string, any>}
+ */
+export function exactPlanSections(result, request) {
+  /** @type {Record<string, any>} */
+  const pipeline = { pp_degree: result.pp_degree, vpp_degree: result.vpp_degree, micro_batch_num: result.micro_batch_num,
+    schedule: result.schedule, stage_layers: result.stage_layers };
+  if (Object.keys(result.layer_recompute ?? {}).length > 0) pipeline.recompute = { layers: result.layer_recompute };
+  return { training: request.training ?? {}, device: request.device ?? {}, pipeline };
+}

@@ -1,0 +1,119 @@
+// Edits of the plan settings that change several fields together: a request file's settings, a partition dragged
+// by hand, a search candidate opened, a new model. Each changes the settings in place; the page then asks for a
+// new plan.
+
+/** @import {PageState, Settings, SearchCandidate} from './types.js' */
+/** @import {ModelInfo} from './model.js' */
+import { isObject } from './state.js';
+import { listField } from './requests.js';
+
+/**
+ * Copies the settings a request file states into the plan settings (numbers and strings only; the rest is
+ * left as it was).
+ * @param {Settings} s
+ * @param {any} doc a request: {model, training, device, pipeline}
+ */
+export function applyRequestSettings(s, doc) {
+  /** @param {unknown} value */
+  const asText = (value) => (typeof value === 'number' || typeof value === 'string' ? String(value) : undefined);
+  const p = isObject(doc.pipeline) ? doc.pipeline : {};
+  const d = isObject(doc.device) ? doc.device : {};
+  const t = isObject(doc.training) ? doc.training : {};
+  for (const key of /** @type {const} */ (['pp_degree', 'vpp_degree', 'schedule', 'micro_batch_num'])) s[key] = asText(p[key]) ?? s[key];
+  for (const key of /** @type {const} */ (['memory_limit_mib', 'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms'])) s[key] = asText(d[key]) ?? '';
+  if (t.global_batch_size !== undefined && p.micro_batch_num === undefined) {
+    s.batch_mode = 'global';
+    for (const key of /** @type {const} */ (['global_batch_size', 'micro_batch_size', 'dp_degree'])) s[key] = asText(t[key]) ?? s[key];
+  } else if (p.micro_batch_num !== undefined) {
+    s.batch_mode = 'micro_batch_num';
+  }
+  if (Array.isArray(p.layer_offset)) {
+    s.partition = 'explicit';
+    s.layer_offset = p.layer_offset.join(', ');
+  }
+}
+
+/**
+ * Settings for a partition set by hand (a dragged boundary): the layer_offset it makes, and the recompute counts
+ * in force carried along, each virtual stage keeping at most its body layers (options in their order).
+ * @param {Settings} s changed in place
+ * @param {ModelInfo} info
+ * @param {number[]} stageLayers layers per virtual stage
+ * @param {Record<string, number[]>} counts recompute counts per option and virtual stage in force before the change
+ */
+export function setPartitionByHand(s, info, stageLayers, counts) {
+  const last = stageLayers.length - 1;
+  const bodies = stageLayers.map((n, v) => n - (v === 0 ? info.pinnedFirst : 0) - (v === last ? info.pinnedLast : 0));
+  const used = bodies.map(() => 0);
+  /** @type {Record<string, string>} */
+  const recompute = {};
+  for (const [option, list] of Object.entries(counts)) {
+    if (!Array.isArray(list) || list.length !== stageLayers.length) continue;
+    const kept = list.map((n, v) => {
+      const take = Math.max(0, Math.min(Number.isFinite(n) ? n : 0, bodies[v] - used[v]));
+      used[v] += take;
+      return take;
+    });
+    if (kept.some((n) => n > 0)) recompute[option] = kept.join(', ');
+  }
+  const base = Math.floor(info.body / stageLayers.length);
+  s.partition = 'explicit';
+  s.layer_offset = bodies.map((n) => n - base).join(', ');
+  s.recompute_counts = recompute;
+  s.recompute_layers = null;
+}
+
+/**
+ * The recompute counts the settings state, as numbers (for carrying them along a drag).
+ * @param {Settings} s
+ * @returns {Record<string, number[]>}
+ */
+export function statedRecomputeCounts(s) {
+  return Object.fromEntries(Object.entries(s.recompute_counts).map(([option, text]) =>
+    [option, (listField(text) ?? []).map((v) => (typeof v === 'number' ? v : 0))]));
+}
+
+/**
+ * Settings that show a search candidate's plan: its shape, its layer_offset and its exact recompute layers.
+ * @param {Settings} s changed in place
+ * @param {SearchCandidate} c
+ * @param {(layerRecompute: Record<string, number[]>, stageLayers: number[]) => Record<string, number[]>} countsOf
+ */
+export function openCandidateSettings(s, c, countsOf) {
+  s.pp_degree = String(c.pp_degree);
+  s.vpp_degree = String(c.vpp_degree);
+  s.micro_batch_num = String(c.micro_batch_num);
+  s.batch_mode = 'micro_batch_num';
+  s.schedule = c.schedule;
+  if (!c.plan) {
+    s.partition = 'ppb';
+    return;
+  }
+  s.partition = 'explicit';
+  s.layer_offset = c.plan.layer_offset.join(', ');
+  const layers = c.plan.layer_recompute ?? {};
+  s.recompute_layers = Object.keys(layers).length > 0 ? layers : null;
+  s.recompute_counts = Object.fromEntries(Object.entries(countsOf(layers, c.plan.stage_layers)).map(([k, v]) => [k, v.join(', ')]));
+}
+
+/**
+ * A new model in the state: its own recompute options, no pinned plan, no explicit partition, no search; a request
+ * file's settings, when given, fill the plan settings.
+ * @param {PageState} state changed in place
+ * @param {any} model
+ * @param {string} label
+ * @param {any} [request] a request file the model came from
+ */
+export function putModel(state, model, label, request = null) {
+  state.model = model;
+  state.modelLabel = label;
+  state.compare.pinned = null;
+  const s = state.settings;
+  s.recompute_options = null;
+  s.layer_offset = '';
+  s.recompute_counts = {};
+  s.recompute_layers = null;
+  state.ui.openPlan = '';
+  state.ui.search = false;
+  if (request) applyRequestSettings(s, request);
+}

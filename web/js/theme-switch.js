@@ -1,0 +1,43 @@
+// The colour theme: the state's choice ('auto', 'light', 'dark') applied to the document and to the theme button.
+// The button cycles through the three; "auto" follows the system, resolved into data-scheme the same way the
+// charts resolve their palette (js/theme.js), so the page's styles and the charts always agree.
+
+/** @import {Store} from './store.js' */
+import { paletteFor } from './theme.js';
+
+export class ThemeSwitch {
+  /**
+   * @param {HTMLButtonElement} button
+   * @param {Store} store
+   * @param {() => void} onChange redraws what depends on the palette
+   */
+  constructor(button, store, onChange) {
+    this.button = button;
+    this.store = store;
+    button.addEventListener('click', () => {
+      const ui = store.state.ui;
+      ui.theme = ui.theme === 'auto' ? 'light' : ui.theme === 'light' ? 'dark' : 'auto';
+      this.apply();
+      onChange();
+    });
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+      if (store.state.ui.theme !== 'auto') return;
+      this.apply();
+      onChange();
+    });
+  }
+
+  /** The palette of the theme in force, for the charts. */
+  palette() {
+    return paletteFor(this.store.state.ui.theme);
+  }
+
+  /** Applies the state's theme to the document and the button. */
+  apply() {
+    const theme = this.store.state.ui.theme;
+    document.documentElement.dataset.theme = theme;
+    document.documentElement.dataset.scheme = this.palette().name;
+    this.button.textContent = `Theme: ${theme}`;
+    this.button.setAttribute('aria-label', theme === 'auto' ? 'Colour theme: follows the system' : `Colour theme: ${theme}`);
+  }
+}
