@@ -7,139 +7,141 @@
 //   {type: 'cancel', id}                   stop that search; its partial result is returned
 //   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
 // Messages out:
-//   {type: 'ready', version, features: {searchSession}} | {type: 'fatal', error}   once
+//   {type: 'ready', version} | {type: 'fatal', error}   once
 //   {type: 'response', id, response}       the engine's response JSON string
 //   {type: 'progress', id, done, total}    at most every PROGRESS_MS during a search
 //   {type: 'dead', id, error}              the module threw (abort, out of memory): it cannot be trusted any
 //                                           more; the page replaces this worker
-'use strict';
+//
+// Everything sits in one function scope: the single-file page runs this file in the same script as ppb_engine.js
+// (tools/single-file.mjs), where top-level names would be shared with the engine's.
+(() => {
+  'use strict';
 
-const COMMANDS = new Set(['estimate', 'balance', 'search', 'import', 'export']);
-const SLICE_MS = 40;
-const PROGRESS_MS = 50;
+  const COMMANDS = new Set(['estimate', 'balance', 'search', 'import', 'export']);
+  const SLICE_MS = 40;
+  const PROGRESS_MS = 50;
 
-/** @type {any} */
-let engine = null;
-/** @type {Map<number, {cancelled: boolean}>} searches running, by request id */
-const searches = new Map();
+  /** @type {any} */
+  let engine = null;
+  /** @type {Map<number, {cancelled: boolean}>} searches running, by request id */
+  const searches = new Map();
 
-/** @param {any} message */
-function post(message) {
-  self.postMessage(message);
-}
-
-/**
- * The module threw: after an Emscripten abort or a failed allocation its state is undefined, so the
- * worker reports itself dead and stops; the page starts a fresh one.
- * @param {number | null} id
- * @param {unknown} error
- */
-function die(id, error) {
-  post({ type: 'dead', id, error: String(error instanceof Error ? error.message : error) });
-  self.close();
-}
-
-/** @param {number} ms */
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Runs a search through the engine's SearchSession in slices, so that cancel messages get through
- * between slices. Without SearchSession (an older engine) the one-shot command is used: no progress,
- * and cancelling means the page replaces the worker.
- * @param {number} id
- * @param {string} request
- */
-async function runSearch(id, request) {
-  if (typeof engine.SearchSession !== 'function') {
-    post({ type: 'response', id, response: engine.search(request) });
-    return;
+  /** @param {any} message */
+  function post(message) {
+    self.postMessage(message);
   }
-  const control = { cancelled: false };
-  searches.set(id, control);
-  const session = new engine.SearchSession(request);
+
+  /**
+   * The module threw: after an Emscripten abort or a failed allocation its state is undefined, so the
+   * worker reports itself dead and stops; the page starts a fresh one.
+   * @param {number | null} id
+   * @param {unknown} error
+   */
+  function die(id, error) {
+    post({ type: 'dead', id, error: String(error instanceof Error ? error.message : error) });
+    self.close();
+  }
+
+  /** @param {number} ms */
+  const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /**
+   * Runs a search through the engine's SearchSession in slices, so that cancel messages get through
+   * between slices.
+   * @param {number} id
+   * @param {string} request
+   */
+  async function runSearch(id, request) {
+    const control = { cancelled: false };
+    searches.set(id, control);
+    const session = new engine.SearchSession(request);
+    try {
+      const error = session.error();
+      if (error) {
+        post({ type: 'response', id, response: error });
+        return;
+      }
+      let lastProgress = 0;
+      for (;;) {
+        const progress = JSON.parse(session.step(SLICE_MS));
+        const now = performance.now();
+        if (progress.finished || now - lastProgress >= PROGRESS_MS) {
+          post({ type: 'progress', id, done: progress.done, total: progress.total });
+          lastProgress = now;
+        }
+        if (progress.finished) break;
+        await pause(0);
+        if (control.cancelled) break;
+      }
+      post({ type: 'response', id, response: session.result(control.cancelled) });
+    } finally {
+      searches.delete(id);
+      session.delete();
+    }
+  }
+
   try {
-    const error = session.error();
-    if (error) {
-      post({ type: 'response', id, response: error });
+    // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
+    // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
+    const global = /** @type {any} */ (self);
+    if (typeof global.createPpbEngine !== 'function') importScripts('ppb_engine.js');
+    const wasm = global.PPB_WASM_BASE64;
+    const overrides = typeof wasm === 'string' ? { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) } : {};
+    /** @type {Promise<any>} */
+    const loading = global.createPpbEngine(overrides);
+    loading.then(
+      (/** @type {any} */ module) => {
+        // Searches run only through SearchSession (progress, cancel with a partial result): a module without it
+        // is an incomplete build, refused rather than half used.
+        if (typeof module.SearchSession !== 'function') {
+          post({ type: 'fatal', error: 'ppb_engine.js has no SearchSession (an incomplete build of the module)' });
+          return;
+        }
+        engine = module;
+        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '' });
+      },
+      (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
+    );
+  } catch (error) {
+    post({ type: 'fatal', error: String(error) });
+  }
+
+  self.addEventListener('message', (/** @type {MessageEvent} */ event) => {
+    const message = event.data;
+    if (message.type === 'cancel') {
+      const control = searches.get(message.id);
+      if (control) control.cancelled = true;
       return;
     }
-    let lastProgress = 0;
-    for (;;) {
-      const progress = JSON.parse(session.step(SLICE_MS));
-      const now = performance.now();
-      if (progress.finished || now - lastProgress >= PROGRESS_MS) {
-        post({ type: 'progress', id, done: progress.done, total: progress.total });
-        lastProgress = now;
-      }
-      if (progress.finished) break;
-      await pause(0);
-      if (control.cancelled) break;
-    }
-    post({ type: 'response', id, response: session.result(control.cancelled) });
-  } finally {
-    searches.delete(id);
-    session.delete();
-  }
-}
-
-try {
-  // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
-  // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
-  const global = /** @type {any} */ (self);
-  if (typeof global.createPpbEngine !== 'function') importScripts('ppb_engine.js');
-  const wasm = global.PPB_WASM_BASE64;
-  const overrides = typeof wasm === 'string' ? { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) } : {};
-  /** @type {Promise<any>} */
-  const loading = global.createPpbEngine(overrides);
-  loading.then(
-    (/** @type {any} */ module) => {
-      engine = module;
-      post({
-        type: 'ready',
-        version: typeof module.version === 'function' ? module.version() : '',
-        features: { searchSession: typeof module.SearchSession === 'function' },
+    if (message.type === 'debug-crash') {
+      // For tests of the page's recovery: 'abort' behaves as a module call that threw (the worker reports itself
+      // dead); anything else is an uncaught error that kills the worker without a word.
+      if (message.how === 'abort') die(null, new Error('debug abort requested by the page'));
+      else setTimeout(() => {
+        throw new Error('debug crash requested by the page');
       });
-    },
-    (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
-  );
-} catch (error) {
-  post({ type: 'fatal', error: String(error) });
-}
-
-self.addEventListener('message', (/** @type {MessageEvent} */ event) => {
-  const message = event.data;
-  if (message.type === 'cancel') {
-    const control = searches.get(message.id);
-    if (control) control.cancelled = true;
-    return;
-  }
-  if (message.type === 'debug-crash') {
-    // For tests of the page's recovery: 'abort' behaves as a module call that threw (the worker reports itself
-    // dead); anything else is an uncaught error that kills the worker without a word.
-    if (message.how === 'abort') die(null, new Error('debug abort requested by the page'));
-    else setTimeout(() => {
-      throw new Error('debug crash requested by the page');
-    });
-    return;
-  }
-  const { id } = message;
-  if (!engine) {
-    post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-      { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
-    return;
-  }
-  if (message.type === 'search') {
-    runSearch(id, message.request).catch((error) => die(id, error));
-    return;
-  }
-  if (message.type === 'call' && COMMANDS.has(message.command)) {
-    try {
-      post({ type: 'response', id, response: engine[message.command](message.request) });
-    } catch (error) {
-      die(id, error);
+      return;
     }
-    return;
-  }
-  post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-    { code: 'COMMAND_UNKNOWN', path: '', message: `The worker does not know the message ${String(message.type)}.` }] }) });
-});
+    const { id } = message;
+    if (!engine) {
+      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+        { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
+      return;
+    }
+    if (message.type === 'search') {
+      runSearch(id, message.request).catch((error) => die(id, error));
+      return;
+    }
+    if (message.type === 'call' && COMMANDS.has(message.command)) {
+      try {
+        post({ type: 'response', id, response: engine[message.command](message.request) });
+      } catch (error) {
+        die(id, error);
+      }
+      return;
+    }
+    post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+      { code: 'COMMAND_UNKNOWN', path: '', message: `The worker does not know the message ${String(message.type)}.` }] }) });
+  });
+})();

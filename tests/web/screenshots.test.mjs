@@ -24,11 +24,8 @@ for (const scheme of /** @type {const} */ (['light', 'dark'])) {
   test(`screenshots of the main views (${scheme})`, async () => {
     const { page, problems, context } = await openPage(site.browser, { colorScheme: scheme, viewport: { width: 1440, height: 1800 } });
     await load(page, site.url);
-    const hasSession = await page.evaluate(() => /** @type {any} */ (window).__ppb.features.searchSession);
-    if (hasSession) {
-      await page.click('#search-run');
-      await waitForState(page, ['ready'], 60_000);
-    }
+    await page.click('#search-run');
+    await waitForState(page, ['ready'], 60_000);
     /** @type {string[]} */
     const written = [];
     /** @param {string} name @param {import('playwright-core').Locator | null} target */

@@ -1,5 +1,6 @@
 // Search in the browser: progress moves and cancel stops it with a partial result; a finished search fills the
-// ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan.
+// ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan; an
+// engine module without SearchSession (the binding searches run through) is refused, not half used.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, load, lastResponse, waitForState, cspViolations } from './helpers.mjs';
@@ -9,20 +10,16 @@ import { num } from '../../web/js/format.js';
 let site;
 /** @type {import('./helpers.mjs').OpenPage} */
 let open;
-let hasSession = false;
 
 before(async () => {
   site = await startSite();
   open = await openPage(site.browser);
   await load(open.page, site.url);
-  hasSession = await open.page.evaluate(() => /** @type {any} */ (window).__ppb.features.searchSession);
 });
 
 after(async () => {
   await site?.close();
 });
-
-const SKIP = 'the engine module has no SearchSession (Module.SearchSession missing): progress and cancel cannot be tested';
 
 /**
  * @param {import('playwright-core').Page} page
@@ -37,8 +34,7 @@ async function setLists(page, { pp, vpp, m, schedules }) {
   }
 }
 
-test('search progress moves and cancel stops it with a partial result', async (t) => {
-  if (!hasSession) return t.skip(SKIP);
+test('search progress moves and cancel stops it with a partial result', async () => {
   const { page } = open;
   await setLists(page, { pp: '2, 4, 8, 16', vpp: '1, 2, 3, 4', m: '16, 32, 48, 64, 96, 128, 192, 256', schedules: ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'] });
   await page.click('#search-run');
@@ -61,8 +57,7 @@ test('search progress moves and cancel stops it with a partial result', async (t
   assert.equal(await page.locator('#search-run').isDisabled(), false);
 });
 
-test('a finished search fills the table, the scatter with its Pareto front, and the grouped reasons', async (t) => {
-  if (!hasSession) return t.skip(SKIP);
+test('a finished search fills the table, the scatter with its Pareto front, and the grouped reasons', async () => {
   const { page } = open;
   await setLists(page, { pp: '2, 4, 8', vpp: '1, 2', m: '16, 32', schedules: ['1f1b', 'interleaved_1f1b'] });
   await page.click('#search-run');
@@ -101,8 +96,7 @@ test('a finished search fills the table, the scatter with its Pareto front, and 
   assert.equal(await page.locator('#search-table th[aria-sort="descending"]').count(), 1);
 });
 
-test('a row of the table opens its plan in the views', async (t) => {
-  if (!hasSession) return t.skip(SKIP);
+test('a row of the table opens its plan in the views', async () => {
   const { page } = open;
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
   const index = result.candidates.findIndex((/** @type {any} */ c, /** @type {number} */ i) => c.feasible && i > 0) ;
@@ -127,4 +121,23 @@ test('a row of the table opens its plan in the views', async (t) => {
   assert.deepEqual((await lastResponse(page)).result.stage_layers, result.candidates[first].plan.stage_layers);
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(open.problems, []);
+});
+
+test('an engine module without SearchSession is refused at load: the page says so and runs nothing', async () => {
+  const { page, context, problems } = await openPage(site.browser);
+  // The same module with its SearchSession binding removed, as a build that lost it would be.
+  await context.route('**/ppb_engine.js', async (route) => {
+    const response = await route.fetch();
+    const patch = '\nconst __ppbCreate = createPpbEngine;\n' +
+      'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.SearchSession; return module; });\n';
+    await route.fulfill({ response, body: `${await response.text()}${patch}` });
+  });
+  await load(page, site.url, ['error']);
+  assert.equal(await page.locator('#engine-status').textContent(), 'Engine not loaded');
+  const alerts = await page.locator('[role="alert"]').allTextContents();
+  assert.ok(alerts.some((text) => /SearchSession/.test(text)), `an alert names SearchSession: ${JSON.stringify(alerts)}`);
+  assert.equal(await lastResponse(page), null);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(problems, []);
+  await context.close();
 });
