@@ -3,6 +3,7 @@
 #   ./dev.sh serve [--port N]   build everything and serve build/site on http://127.0.0.1:8000
 #   ./dev.sh test               build everything and run every suite; ends with "N passed, N failed"
 #   ./dev.sh build              build the native engine, CLI, tests, the WASM module and the site
+#   ./dev.sh lint               ESLint and tsc --checkJs over the JavaScript (web/, tools/, tests/, bench/); no build
 #   ./dev.sh bench              run the benchmarks, native beside WASM (node, Chromium); writes docs/benchmarks.md
 #   ./dev.sh fuzz SECONDS       build the libFuzzer target (clang, ASan, UBSan) in build/fuzz and run it
 set -euo pipefail
@@ -179,11 +180,27 @@ run_tests() {
     build/asan/tests/ppb_tests
   check_suite cli-smoke bash tests/cli_smoke.sh build/native/ppb
   node_suite browser-tests node --test --test-reporter=tap tests/web/
+  check_suite lint node_modules/.bin/eslint .
+  node_suite typecheck node --test --test-reporter=tap tests/typecheck.test.mjs
   node_suite bad-inputs node --test --test-reporter=tap tests/bad-inputs.test.mjs
   node_suite contract-doc node --test --test-reporter=tap tests/contract-doc.test.mjs
   echo
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
+}
+
+# ESLint (eslint.config.js) and the type checks of tests/typecheck.test.mjs, with their messages.
+run_lint() {
+  setup
+  local status=0
+  say "eslint"
+  node_modules/.bin/eslint . || status=1
+  for config in web/tsconfig.json web/tsconfig.worker.json tsconfig.json; do
+    say "tsc -p $config"
+    node_modules/.bin/tsc -p "$config" || status=1
+  done
+  [ "$status" -eq 0 ] && say "no lint or type errors"
+  return "$status"
 }
 
 # ---- main -------------------------------------------------------------------------------------
@@ -192,6 +209,7 @@ shift || true
 case "$command" in
   build) build_all ;;
   test) run_tests ;;
+  lint) run_lint ;;
   fuzz) run_fuzz "$@" ;;
   serve)
     port=${PORT:-8000}
@@ -217,6 +235,6 @@ case "$command" in
     say "the same requests natively, as WASM under node and in headless Chromium (writes docs/benchmarks.md)"
     node bench/wasm-bench.mjs --gbench build/bench/gbench.json
     ;;
-  help | -h | --help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' ;;
+  help | -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command '$command'; try ./dev.sh help" ;;
 esac

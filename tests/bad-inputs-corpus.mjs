@@ -23,6 +23,7 @@ export const corpusDir = join(root, 'tests', 'bad-inputs');
  * @returns {Expected[]}
  */
 export function readExpected(text = readFileSync(join(corpusDir, 'expected.txt'), 'utf8')) {
+  /** @type {Expected[]} */
   const out = [];
   for (const line of text.split('\n')) {
     if (!line.trim() || line.startsWith('#')) continue;
@@ -36,8 +37,9 @@ export function readExpected(text = readFileSync(join(corpusDir, 'expected.txt')
     const code = warning ? expect.slice('warning:'.length) : expect;
     if (!/^(ok|[A-Z][A-Z0-9_]+)$/.test(code) || (warning && code === 'ok'))
       throw new Error(`expected.txt: "${expect}" is not ok, CODE or warning:CODE in "${line}"`);
-    out.push({ file, command: file.split('.')[0], kind: code === 'ok' ? 'ok' : warning ? 'warning' : 'error', code,
-               example: marker === 'example', what });
+    /** @type {Expected['kind']} */
+    const kind = code === 'ok' ? 'ok' : warning ? 'warning' : 'error';
+    out.push({ file, command: file.split('.')[0], kind, code, example: marker === 'example', what });
   }
   return out;
 }

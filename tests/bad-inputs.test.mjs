@@ -41,7 +41,15 @@ require(workerData.js)({ wasmBinary: readFileSync(workerData.wasm) }).then((engi
   parentPort.postMessage({ ready: true });
 });`;
 
+/**
+ * What the module said about one input: its JSON, or that it threw or hung.
+ * @typedef {{json: string, crash?: undefined, hang?: undefined} | {crash: string, json?: undefined, hang?: undefined}
+ *         | {hang: true, json?: undefined, crash?: undefined}} WasmAnswer
+ */
+
+/** @type {Worker | null} */
 let worker = null;
+/** @returns {Promise<Worker>} */
 function startWorker() {
   return new Promise((resolve, reject) => {
     const w = new Worker(workerSource, { eval: true, workerData: { js: moduleJs, wasm: moduleWasm },
@@ -51,6 +59,11 @@ function startWorker() {
   });
 }
 
+/**
+ * @param {string} command
+ * @param {Uint8Array} bytes
+ * @returns {Promise<WasmAnswer>}
+ */
 async function runWasm(command, bytes) {
   worker ??= await startWorker();
   const w = worker;
@@ -61,12 +74,13 @@ async function runWasm(command, bytes) {
       worker = null;
       resolve({ hang: true });
     }, TIMEOUT_MS);
+    /** @param {Error} error */
     const onError = (error) => {
       clearTimeout(timer);
       worker = null;
       resolve({ crash: String(error) });
     };
-    w.once('message', (answer) => {
+    w.once('message', (/** @type {WasmAnswer} */ answer) => {
       clearTimeout(timer);
       w.removeListener('error', onError);  // one listener per request would pile up on a long-lived worker
       resolve(answer);
@@ -76,14 +90,26 @@ async function runWasm(command, bytes) {
   });
 }
 
+/**
+ * @param {string} command
+ * @param {string} file
+ * @returns {{hang: true} | {hang?: undefined, status: number | null, signal: NodeJS.Signals | null, json: string}}
+ */
 function runCli(command, file) {
   const r = spawnSync(cli, [command, file], { timeout: TIMEOUT_MS, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' });
-  if (r.error?.code === 'ETIMEDOUT') return { hang: true };
+  if (/** @type {NodeJS.ErrnoException | undefined} */ (r.error)?.code === 'ETIMEDOUT') return { hang: true };
   return { status: r.status, signal: r.signal, json: r.stdout.replace(/\n$/, '') };
 }
 
 // Both faces answer, with the same JSON: an error response carrying `code` (kind "error"), a result
 // (kind "ok"), or a result whose warnings carry `code` (kind "warning").
+/**
+ * @param {string} command
+ * @param {string} file
+ * @param {Uint8Array} bytes
+ * @param {'error' | 'warning' | 'ok'} kind
+ * @param {string} code
+ */
 async function checkBoth(command, file, bytes, kind, code) {
   const fromCli = runCli(command, file);
   assert.ok(!fromCli.hang, `the CLI took over ${TIMEOUT_MS} ms`);
@@ -94,9 +120,9 @@ async function checkBoth(command, file, bytes, kind, code) {
   assert.equal(fromWasm.crash, undefined, `the WASM module threw: ${fromWasm.crash}`);
   const response = JSON.parse(fromWasm.json);
   assert.equal(response.ok, kind !== 'error', fromWasm.json.slice(0, 300));
-  if (kind === 'error') assert.ok(response.errors.some((e) => e.code === code), `expected ${code}: ${fromWasm.json.slice(0, 300)}`);
+  if (kind === 'error') assert.ok(response.errors.some((/** @type {{code: string}} */ e) => e.code === code), `expected ${code}: ${fromWasm.json.slice(0, 300)}`);
   if (kind === 'warning')
-    assert.ok(response.warnings?.some((w) => w.code === code), `expected the warning ${code}: ${fromWasm.json.slice(0, 300)}`);
+    assert.ok(response.warnings?.some((/** @type {{code: string}} */ w) => w.code === code), `expected the warning ${code}: ${fromWasm.json.slice(0, 300)}`);
   // Compared as text: same fields, same order, same number formatting.
   if (fromCli.json !== fromWasm.json) {
     let i = 0;
@@ -120,14 +146,16 @@ describe('bad-input corpus: CLI and WASM agree', () => {
   for (const name of files) {
     test(name, async () => {
       const file = join(corpus, name);
-      const { command, kind, code } = expected.get(name);
+      const entry = expected.get(name);
+      assert.ok(entry, `${name} is listed in expected.txt`);
+      const { command, kind, code } = entry;
       await checkBoth(command, file, new Uint8Array(readFileSync(file)), kind, code);
     });
   }
 });
 
 describe('generated inputs too large to keep: CLI and WASM agree', () => {
-  let dir;
+  let dir = '';
   before(() => { dir = mkdtempSync(join(tmpdir(), 'ppb-bad-inputs-')); });
   after(() => rmSync(dir, { recursive: true, force: true }));
   for (const { command, what, make, kind, code } of generated) {

@@ -24,7 +24,12 @@ const docText = readFileSync(join(root, 'docs', 'contract.md'), 'utf8');
 // ---- the page -----------------------------------------------------------------------------------
 
 // Rows of the tables whose header's first cell is "field": the backticked path of each.
+/**
+ * @param {string} text
+ * @returns {string[]}
+ */
 function documentedPaths(text) {
+  /** @type {string[]} */
   const paths = [];
   let inFieldTable = false;
   let previousWasTable = false;
@@ -44,13 +49,14 @@ function documentedPaths(text) {
 const documented = documentedPaths(docText);
 const documentedSet = new Set(documented);
 const RESPONSE_ROOTS = new Set(['ok', 'command', 'result', 'errors', 'warnings']);
-const rootOf = (path) => path.split(/[.[]/)[0];
-const segmentsOf = (path) => path.split('.').map((s) => s.replace(/\[\]/g, ''));
-const isPlaceholder = (segment) => /^<\w+>$/.test(segment);
+const rootOf = (/** @type {string} */ path) => path.split(/[.[]/)[0];
+const segmentsOf = (/** @type {string} */ path) => path.split('.').map((s) => s.replace(/\[\]/g, ''));
+const isPlaceholder = (/** @type {string} */ segment) => /^<\w+>$/.test(segment);
 const responseRows = documented.filter((p) => RESPONSE_ROOTS.has(rootOf(p)));
 const requestRows = documented.filter((p) => !RESPONSE_ROOTS.has(rootOf(p)));
 
 // Objects whose keys the user chooses: the prefix of every documented path with a <placeholder>.
+/** @type {Map<string, string>} */
 const mapKeys = new Map();
 for (const path of documented) {
   const parts = path.split('.');
@@ -67,6 +73,12 @@ const ALIASES = new Map([
 ]);
 
 // Every key path of a response, arrays collapsed to [] and user-chosen keys to their placeholder.
+/**
+ * @param {unknown} value
+ * @param {string} [path]
+ * @param {Set<string>} [out]
+ * @returns {Set<string>}
+ */
 function keyPaths(value, path = '', out = new Set()) {
   if (Array.isArray(value)) {
     for (const element of value) keyPaths(element, `${path}[]`, out);
@@ -83,6 +95,11 @@ function keyPaths(value, path = '', out = new Set()) {
 
 // ---- the engine ---------------------------------------------------------------------------------
 
+/**
+ * @param {string} command
+ * @param {object} request
+ * @returns {{status: number | null, response: any}}
+ */
 function run(command, request) {
   assert.ok(existsSync(cli), `${cli} is missing; run ./dev.sh build first`);
   const out = spawnSync(cli, [command, '-'], { input: JSON.stringify(request), encoding: 'utf8', timeout: 120_000 });
@@ -111,6 +128,7 @@ const transformer = {
 };
 
 // Requests that between them reach every response field: status 0 expected unless said.
+/** @type {[command: string, request: object, status?: number][]} */
 const runs = [
   ['estimate', {
     model: model(),
@@ -145,16 +163,16 @@ const runs = [
   ['import', { sapp }],
   ['import', transformer],
   ['import', { model: model() }],
-  ...['mindformers', 'megatron', 'chrome-trace'].map((to) => ['export', {
+  ...['mindformers', 'megatron', 'chrome-trace'].map((to) => /** @type {[string, object]} */ (['export', {
     model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, recompute: { layers: { full: [1, 2] } } }, export: { to },
-  }]),
+  }])),
   ['export', {
     model: model(), pipeline: { pp_degree: 2, vpp_degree: 2, micro_batch_num: 4, schedule: 'interleaved_1f1b' },
     export: { to: 'mindformers' },
   }],
 ];
 
-const responses = runs.map(([command, request, status = 0]) => ({ command, status, ...run(command, request) }));
+const responses = runs.map(([command, request, expected = 0]) => ({ command, expected, ...run(command, request) }));
 
 // ---- the tests ----------------------------------------------------------------------------------
 
@@ -167,9 +185,10 @@ test('every table row of the field tables names its field in backticks', () => {
 });
 
 test('every request runs as expected', () => {
-  for (const { command, status, response } of responses) {
-    assert.equal(response.ok, status === 0, `${command}: ${JSON.stringify(response.errors ?? '')}`);
-    if (status === 0) assert.equal(response.command, command);
+  for (const { command, expected, status, response } of responses) {
+    assert.equal(status, expected, `${command}: exit status`);
+    assert.equal(response.ok, expected === 0, `${command}: ${JSON.stringify(response.errors ?? '')}`);
+    if (expected === 0) assert.equal(response.command, command);
   }
 });
 
@@ -212,12 +231,19 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp'
 // Field names a parser reads: string literals passed to the field reader (FieldReader
 // get/has/allow/require/number/integer/...; json contains/find/at/[]), listed in the loops and
 // tables that feed them, or compared with a key.
+/**
+ * @param {string} source
+ * @returns {Set<string>}
+ */
 function fieldsRead(source) {
   const code = source.replace(/(^|[\s;{}])\/\/.*$/gm, '$1');
+  /** @type {Set<string>} */
   const names = new Set();
+  /** @param {RegExp} re @param {number[]} [groups] */
   const add = (re, groups = [1]) => {
     for (const m of code.matchAll(re)) for (const g of groups) names.add(m[g]);
   };
+  /** @param {RegExp} re */
   const addLists = (re) => {
     for (const m of code.matchAll(re)) for (const n of m[1].matchAll(/"(\w+)"/g)) names.add(n[1]);
   };
@@ -280,7 +306,7 @@ test('every request field a parser reads is documented', () => {
 
 test('every documented request field is read by a parser', () => {
   const unread = requestRows.filter((row) => {
-    const name = segmentsOf(row).filter((s) => !isPlaceholder(s)).pop();
+    const name = segmentsOf(row).filter((s) => !isPlaceholder(s)).pop() ?? '';
     return !Object.entries(PARSERS).some(([file, roots]) => roots.includes(rootOf(row)) && read[file].has(name));
   });
   assert.deepEqual(unread, [], 'rows of docs/contract.md that no parser reads');
@@ -297,6 +323,8 @@ test('stage times are per micro batch except busy and bubble, which are per step
     device: { reserved_mib: 50 },
     pipeline: { pp_degree: 2, micro_batch_num: 4 },
   });
+  /** @type {{step_time_ms: number, bubble: {per_stage_ms: number[], fraction: number},
+   *            stages: {time: Record<string, number>, memory: Record<string, number>}[]}} */
   const r = response.result;
   assert.equal(r.step_time_ms, 30);
   for (const stage of r.stages) {

@@ -24,7 +24,9 @@ const notCodes = new Set(['HEAD', 'BODY', 'TAIL']);
  * @returns {string[]} sorted
  */
 export function engineCodes(base = root) {
+  /** @type {Set<string>} */
   const codes = new Set();
+  /** @param {string} dir */
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
@@ -41,7 +43,7 @@ export function engineCodes(base = root) {
 }
 
 // Codes no request can produce, and why. They are listed in docs/errors.md all the same.
-// code: [path, why]
+/** @type {Record<string, [path: string, why: string]>} */
 export const unproducible = {
   INTERNAL: ['', 'a broken invariant inside the engine (a bug), caught at the command boundary; exit status 1'],
   OUT_OF_MEMORY: ['', 'the engine could not allocate memory (std::bad_alloc); the caps keep every request far below it; exit status 1'],
@@ -50,6 +52,7 @@ export const unproducible = {
 };
 
 // The areas of docs/errors.md, in order; every code belongs to exactly one.
+/** @type {[title: string, intro: string, codes: string[]][]} */
 export const areas = [
   ['JSON and input', 'The request text and the values of its fields, wherever they are.',
    ['COMMAND_UNKNOWN', 'JSON_SYNTAX', 'JSON_NUMBER_RANGE', 'TYPE_MISMATCH', 'REQUIRED', 'NOT_INTEGER', 'NEGATIVE',
@@ -101,21 +104,34 @@ function run(cli, command, file) {
 }
 
 /**
+ * @typedef {{code: string, path: string, message: string}} Diagnostic
+ */
+
+/**
  * The example of each code: a corpus file (the one marked `example` in expected.txt, else the first
  * listed) or a generated input, and the diagnostic the CLI gave for it.
  * @param {string} cli
- * @returns {Map<string, {kind: string, source: string, what: string, command: string,
- *                        diagnostic: {code: string, path: string, message: string}}>}
+ * @returns {Map<string, {kind: 'error' | 'warning', source: string, what: string, command: string,
+ *                        diagnostic: Diagnostic}>}
  */
 function examples(cli) {
   const chosen = new Map();
   for (const e of readExpected())
     if (e.kind !== 'ok' && (!chosen.has(e.code) || (e.example && !chosen.get(e.code).example))) chosen.set(e.code, e);
+  /** @type {ReturnType<typeof examples>} */
   const out = new Map();
+  /**
+   * @param {string} code
+   * @param {'error' | 'warning'} kind
+   * @param {string} command
+   * @param {string} file
+   * @param {string} source
+   * @param {string} what
+   */
   const record = (code, kind, command, file, source, what) => {
     const { status, response } = run(cli, command, file);
     const list = kind === 'warning' ? response.warnings : response.errors;
-    const diagnostic = list?.find((d) => d.code === code);
+    const diagnostic = list?.find((/** @type {Diagnostic} */ d) => d.code === code);
     const wantStatus = kind === 'warning' ? 0 : 2;
     if (!diagnostic || status !== wantStatus)
       throw new Error(`${source}: expected the ${kind} ${code} with exit status ${wantStatus}, got status ${status}: ` +
@@ -139,9 +155,9 @@ function examples(cli) {
 }
 
 // Text in a table cell: no line breaks, no column separators, no markup.
-const cell = (text) => String(text).replace(/\s*\n\s*/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;')
+const cell = (/** @type {string} */ text) => String(text).replace(/\s*\n\s*/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;')
   .replace(/>/g, '&gt;').replace(/\|/g, '\\|');
-const codeSpan = (text) => (text === '' ? '`""`' : `\`${text.replace(/`/g, "'")}\``);
+const codeSpan = (/** @type {string} */ text) => (text === '' ? '`""`' : `\`${text.replace(/`/g, "'")}\``);
 
 /**
  * The text of docs/errors.md, from the CLI's answers now.
@@ -165,7 +181,7 @@ export function catalogue({ cli = defaultCli } = {}) {
   if (missing.length)
     throw new Error(`no example for ${missing.join(', ')}: add a request to tests/bad-inputs/ and its line to expected.txt`);
 
-  const link = (source) => `[${source.split('/').pop()}](../${source})`;
+  const link = (/** @type {string} */ source) => `[${source.split('/').pop()}](../${source})`;
   const counts = { error: 0, warning: 0 };
   for (const { kind } of ex.values()) counts[kind]++;
   const multiple = run(cli, 'import', join(corpusDir, 'import.transformer-heads-not-divisible-by-tp.json')).response;
@@ -195,7 +211,7 @@ export function catalogue({ cli = defaultCli } = {}) {
     '',
     '```json',
     `{"ok": ${multiple.ok}, "errors": [`,
-    multiple.errors.map(({ code, path, message }) => `  ${JSON.stringify({ code, path, message })}`).join(',\n') + ']}',
+    multiple.errors.map((/** @type {Diagnostic} */ { code, path, message }) => `  ${JSON.stringify({ code, path, message })}`).join(',\n') + ']}',
     '```',
     '',
     'A warning names something the engine ignored or assumed; the request still gets its result,',
@@ -205,7 +221,7 @@ export function catalogue({ cli = defaultCli } = {}) {
     '',
     '```json',
     `{"ok": true, "command": "estimate", "result": {...},`,
-    ` "warnings": [${warned.warnings.map(({ code, path, message }) => JSON.stringify({ code, path, message })).join(', ')}]}`,
+    ` "warnings": [${warned.warnings.map((/** @type {Diagnostic} */ { code, path, message }) => JSON.stringify({ code, path, message })).join(', ')}]}`,
     '```',
     '',
     'Exit status of the CLI (`ppb COMMAND FILE`): 0 for a result, feasible or not, warnings or not;',

@@ -175,7 +175,7 @@ test('partition modes: even split and an explicit layer_offset estimate; PPB bal
   assert.equal(response.result.method.proven_optimal, false);
   assert.equal(await notes.isVisible(), true);
   assert.deepEqual(await notes.locator('li').allTextContents(), response.result.method.notes);
-  assert.ok(response.result.method.notes.some((n) => n.includes('zb_h1')));
+  assert.ok(response.result.method.notes.some((/** @type {string} */ n) => n.includes('zb_h1')));
   await page.selectOption('#schedule', '1f1b');
   await waitForState(page);
   assert.deepEqual(open.problems, []);

@@ -79,6 +79,7 @@ test('corrupt, cut off, unknown-version and hand-edited links give a message, ne
   const good = await shareLink(page);
   await page.click('#share-dialog button[value=close]');
   const fragment = good.slice(good.indexOf('#'));
+  /** @type {[hash: string, message: RegExp][]} */
   const cases = [
     ['#ppb1.!!not*base64!!', /damaged/],
     [fragment.slice(0, Math.floor(fragment.length / 2)), /cut off|damaged/],
@@ -99,7 +100,7 @@ test('corrupt, cut off, unknown-version and hand-edited links give a message, ne
     const alert = visit.page.locator('.banner[data-banner="link"][role="alert"]');
     await alert.waitFor();
     assert.equal(await alert.count(), 1, `${hash.slice(0, 30)}: one message`);
-    assert.match(await alert.textContent() ?? '', /** @type {RegExp} */ (message), hash.slice(0, 30));
+    assert.match(await alert.textContent() ?? '', message, hash.slice(0, 30));
     // The page still works: a plan is shown.
     assert.equal(await visit.page.locator('svg#timeline').count(), 1);
     assert.deepEqual(visit.problems, [], hash.slice(0, 30));
