@@ -35,7 +35,7 @@ export class ModelLoader {
 
   /** Wires the model sources (examples, file, drop, paste) and the transformer form. */
   attach() {
-    const { status, errors, engine, transformerBox } = this.parts;
+    const { status, transformerBox } = this.parts;
     attachModelInput({
       select: byId('example-select', HTMLSelectElement),
       file: byId('model-file', HTMLInputElement),
@@ -50,27 +50,32 @@ export class ModelLoader {
         status.setBusy('input', false);
       },
     });
-    buildTransformerForm(transformerBox, {
-      onBuild: async (values) => {
-        errors.clear('transformer');
-        status.setBusy('input', true);
-        try {
-          await engine.ready.catch(() => {});
-          const response = await engine.call('import', transformerRequest(values));
-          if (!response.ok) {
-            errors.set('transformer', response.errors, { within: transformerBox });
-            status.setStale(true);
-            return;
-          }
-          this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (transformer form)`);
-          this.parts.store.state.transformer = values;
-        } catch (error) {
-          errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
-        } finally {
-          status.setBusy('input', false);
-        }
-      },
-    });
+    buildTransformerForm(transformerBox, { onBuild: (values) => this.buildTransformer(values) });
+  }
+
+  /**
+   * The transformer form's values through the engine's generator; the model it makes replaces the current one.
+   * @param {Record<string, string | boolean>} values
+   */
+  async buildTransformer(values) {
+    const { status, errors, engine, transformerBox } = this.parts;
+    errors.clear('transformer');
+    status.setBusy('input', true);
+    try {
+      await engine.ready.catch(() => {});
+      const response = await engine.call('import', transformerRequest(values));
+      if (!response.ok) {
+        errors.set('transformer', response.errors, { within: transformerBox });
+        status.setStale(true);
+        return;
+      }
+      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (transformer form)`);
+      this.parts.store.state.transformer = values;
+    } catch (error) {
+      errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
+    } finally {
+      status.setBusy('input', false);
+    }
   }
 
   /**
