@@ -96,6 +96,31 @@ void BM_Balance(benchmark::State& state) {
 }
 BENCHMARK(BM_Balance)->ArgNames({"layers", "pp"})->Args({96, 16})->Args({1000, 64})->Unit(benchmark::kMillisecond);
 
+// Balance at the layer cap: bench_model with 100,000 layers in all, pp 8, m 32, the command's
+// 2,000 ms budget; limit 1 is a 40,960 MiB limit that no plan meets (a stage holds 12,500 layers of
+// 400 MiB static), limit 0 none.
+void BM_BalanceAtScale(benchmark::State& state) {
+  const ppb::Model model = bench_model(100'000 - 2);
+  ppb::Plan shape;
+  shape.pp_degree = 8;
+  shape.micro_batch_num = 32;
+  ppb::Device device;
+  device.p2p_bandwidth_gbs = 25;
+  device.p2p_latency_ms = 0.02;
+  if (state.range(0) == 1) device.memory_limit_mib = 40'960;
+  ppb::BalanceOptions options;
+  options.recompute_options = {0, 1};
+  options.time_budget_ms = 2000;
+  bool feasible = false;
+  for (auto _ : state) {
+    const auto result = ppb::balance(model, device, shape, options);
+    feasible = result.feasible;
+    benchmark::DoNotOptimize(result.step_time_ms);
+  }
+  state.counters["feasible"] = feasible ? 1 : 0;
+}
+BENCHMARK(BM_BalanceAtScale)->ArgNames({"limit"})->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(3);
+
 // The search issue's default space: a 96-layer model, pp in {1, 2, 4, 8, 16}, vpp in {1, 2, 4}, four
 // schedules, micro batches coupled to a 128-device cluster with a global batch of 1024, full and
 // selective recompute.

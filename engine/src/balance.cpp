@@ -1,8 +1,12 @@
-// PPB's phases in order: the bound table, the incumbents, the branch and bound, and the result with
+// PPB's phases in order: whether any plan fits, the bound table, the incumbents, the branch and bound, and the result with
 // what it proves. The parts live beside this file: balance_problem (the tables every part reads),
 // recompute_frontier and stage_recompute (exact recompute per stage), stage_bounds and suffix_bound
 // (lower bounds), branch_and_bound (the search), least_over (when nothing fits).
 #include "ppb/balance.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "balance_budget.hpp"
 #include "balance_problem.hpp"
@@ -29,6 +33,18 @@ Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std
     a = b;
   }
   plan.recompute = recompute.layer_options(ends, within_limit);
+  return plan;
+}
+
+// Stage ends with every layer on its most activation-saving option.
+Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends) {
+  Plan plan{problem.shape};
+  int a = 0;
+  for (int b : ends) {
+    plan.stage_layers.push_back(b - a);
+    a = b;
+  }
+  plan.recompute = least_activation_options(problem);
   return plan;
 }
 
@@ -60,27 +76,60 @@ BalanceResult balance(const Model& model, const Device& device, const PipelineSh
   StageRecompute recompute(problem, frontiers, budget);
   StageBounds bounds(problem);
   SuffixBound suffix(problem, recompute, frontiers, bounds);
+  BalanceResult result;
+  // Runs one phase, which says whether it ran to its end, and records it.
+  auto phase = [&](const char* name, auto&& run) {
+    BalancePhase record{name, budget.elapsed_ms(), 0, false};
+    record.complete = run();
+    record.end_ms = budget.elapsed_ms();
+    result.phases.push_back(record);
+    return record.complete;
+  };
 
-  // The bound table with exact recompute gets half the time budget; when it cannot finish, the
-  // relaxed table (recompute time left out, still a lower bound) is built in what is left, and when
-  // even that cannot finish the search runs on its per-stage bounds alone.
+  // Whether any plan fits: the plan over the limit by the least (every layer on its most-saving
+  // recompute) decides it in O(V L) before any search; when it fits it is an incumbent too.
+  std::optional<LeastOver> over;
+  if (problem.limit < kInf && problem.V == problem.pp)
+    phase("least over", [&] {
+      over = least_over(problem, budget);
+      return over.has_value();
+    });
+  const double rounding_mib = 1e-7 * std::max({1.0, std::fabs(problem.limit), problem.prefix_static.back()});
+  if (over && over->overshoot_mib > rounding_mib) {
+    result.plan = least_over_plan(problem, over->ends);
+    result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan that "
+                           "exceeds it least");
+    return result;
+  }
+
+  // The bound table with exact recompute gets half of what is left of the time budget; when it
+  // cannot finish, the relaxed table (recompute time left out, still a lower bound) gets the rest,
+  // and when even that cannot finish the search runs on its per-stage bounds alone.
   Table table = Table::exact;
-  if (!options.exact_bound_table || !suffix.build(true, budget.start() + (budget.deadline() - budget.start()) / 2)) {
+  const double half_ms = (budget.elapsed_ms() + options.time_budget_ms) / 2;
+  if (!options.exact_bound_table || !phase("exact bound table", [&] { return suffix.build(true, half_ms, budget); })) {
     table = Table::relaxed;
-    if (!suffix.build(false, budget.deadline())) {
+    if (!phase("relaxed bound table", [&] { return suffix.build(false, options.time_budget_ms, budget); })) {
       table = Table::none;
       suffix.clear();
     }
   }
 
   BranchAndBound search(problem, recompute, frontiers, bounds, suffix, budget);
-  // Incumbents: the plan the suffix bound is built from, and the even split.
-  if (table != Table::none && suffix.at(0, 0) < kInf) search.try_plan(suffix.plan());
-  search.try_plan(problem.even_ends());
+  // Incumbents: the plan the suffix bound is built from, the even split, and when neither fits the
+  // plan over the limit by the least, which fits.
+  phase("incumbents", [&] {
+    if (table != Table::none && suffix.at(0, 0) < kInf) search.try_plan(suffix.plan());
+    search.try_plan(problem.even_ends());
+    if (search.best_time() == kInf && over) search.try_plan(over->ends);
+    return true;
+  });
   const double lower_bound = suffix.at(0, 0);
-  search.search();
+  phase("search", [&] {
+    search.search();
+    return !budget.hit();
+  });
 
-  BalanceResult result;
   result.nodes = budget.nodes();
   result.simulations = search.simulations();
   const double best = search.best_time();
@@ -103,10 +152,15 @@ BalanceResult balance(const Model& model, const Device& device, const PipelineSh
     if (model_exact && complete && options.tolerance > 0)
       result.notes.push_back("searched to within the requested tolerance of the optimum");
   } else {
-    result.feasible = false;
-    result.plan = plan_of(problem, recompute, least_over_ends(problem), false);
-    result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan that "
-                           "exceeds it least");
+    // Here the search either ran out of budget or, with several chunks per stage (no least-over
+    // plan), ruled every plan out.
+    result.plan = least_over_plan(problem, over ? over->ends : problem.even_ends());
+    const std::string which = over ? "this is the plan that exceeds it least"
+                                   : "this is the even split with the most activation-saving recompute";
+    if (budget.hit())
+      result.notes.push_back("no plan that fits the memory limit was found within the search budget; " + which);
+    else
+      result.notes.push_back("no plan fits the memory limit with the recompute options allowed; " + which);
   }
   return result;
 }

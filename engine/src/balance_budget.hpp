@@ -1,6 +1,7 @@
-// What a balance may spend (internal to the engine): search nodes, simulations and the wall clock.
-// The clock is read by accumulated work rather than at every node: in WebAssembly each reading is a
-// call out to JavaScript, which at every node took an eighth of a long search.
+// What a balance may spend (internal to the engine): search nodes, simulations and time. Every
+// phase checks the clock; the clock is read by accumulated work rather than at every step: in
+// WebAssembly each reading is a call out to JavaScript, which at every search node took an eighth
+// of a long search.
 #pragma once
 
 #include <chrono>
@@ -12,18 +13,29 @@ namespace ppb::balancer {
 
 class Budget {
  public:
-  using Clock = std::chrono::steady_clock;
+  explicit Budget(const BalanceOptions& options) : options_(options), start_ms_(now_ms()) {}
 
-  explicit Budget(const BalanceOptions& options)
-      : options_(options),
-        start_(Clock::now()),
-        deadline_(start_ + std::chrono::microseconds(static_cast<std::int64_t>(std::min(options.time_budget_ms, 1e12) * 1000))) {}
+  // Time since the balance started, in ms.
+  [[nodiscard]] double elapsed_ms() const { return now_ms() - start_ms_; }
+  [[nodiscard]] double budget_ms() const { return options_.time_budget_ms; }
+  // Whether `at_ms` (time since the start) has passed.
+  [[nodiscard]] bool past(double at_ms) const { return elapsed_ms() > at_ms; }
 
-  [[nodiscard]] Clock::time_point start() const { return start_; }
-  [[nodiscard]] Clock::time_point deadline() const { return deadline_; }
-  [[nodiscard]] static bool past(Clock::time_point t) { return Clock::now() > t; }
-
-  // Work done besides nodes, in units of about one search node (a frontier built, a simulation).
+  // Work done, in units of about one search node; reads the clock when enough work has piled up.
+  // True once the time budget is spent (and from then on).
+  bool tick(std::int64_t units = 1) {
+    if (hit_) return true;
+    clock_work_ += units;
+    if (clock_work_ >= kClockWork) {
+      clock_work_ = 0;
+      if (past(options_.time_budget_ms)) {
+        hit_ = true;
+        time_hit_ = true;
+      }
+    }
+    return hit_;
+  }
+  // Work done without wanting the answer now (a frontier built, a simulation).
   void add_work(std::int64_t units) { clock_work_ += units; }
 
   // Counts a search node; true once any budget is spent (and from then on).
@@ -31,25 +43,31 @@ class Budget {
     if (hit_) return true;
     ++nodes_;
     if (nodes_ > options_.node_budget || simulations > options_.simulation_budget) hit_ = true;
-    // The clock is read at the first node, then whenever the work since the last reading reaches
-    // kClockWork.
-    if (++clock_work_ >= kClockWork) {
-      clock_work_ = 0;
-      if (past(deadline_)) hit_ = true;
-    }
-    return hit_;
+    return tick();
+  }
+
+  // Reads the clock now: true when the time budget is spent.
+  bool out_of_time() {
+    if (!time_hit_ && past(options_.time_budget_ms)) hit_ = time_hit_ = true;
+    return time_hit_;
   }
 
   [[nodiscard]] bool hit() const { return hit_; }
   [[nodiscard]] std::int64_t nodes() const { return nodes_; }
 
  private:
+  [[nodiscard]] double now_ms() const {
+    if (options_.clock_ms) return options_.clock_ms();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
   static constexpr std::int64_t kClockWork = 64;
   const BalanceOptions& options_;
-  Clock::time_point start_, deadline_;
-  std::int64_t clock_work_ = kClockWork;
+  double start_ms_;
+  std::int64_t clock_work_ = kClockWork;  // the first tick reads the clock
   std::int64_t nodes_ = 0;
-  bool hit_ = false;
+  bool hit_ = false;       // a budget (nodes, simulations or time) is spent
+  bool time_hit_ = false;  // the time budget is spent
 };
 
 }  // namespace ppb::balancer

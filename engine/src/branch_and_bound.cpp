@@ -39,7 +39,10 @@ void BranchAndBound::dfs(int v, int a, double bound) {
     const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
     const double cut_now = cut();  // no plan is simulated in this loop
     const int last = p_.last_end(v);
-    for (int b = p_.first_end(v, a); b <= last; ++b) {
+    const int first = p_.first_end(v, a);
+    for (int b = first; b <= last; ++b) {
+      // A node of a model with many layers scans many ends (and may build their frontiers).
+      if (((b - first) & 255) == 255 && budget_.tick(256)) break;
       const double extra = recompute_.one_extra(chunk_memory, a, b);
       if (!(extra < kInf)) break;  // more layers only need more memory
       const Bounds term = bounds_.stage(s, pf, pb, a, b, extra);
@@ -49,6 +52,7 @@ void BranchAndBound::dfs(int v, int a, double bound) {
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
+      if (budget_.tick()) break;
       ranges.emplace_back(a, b);
       double extra = 0;
       bool fits_memory = true;

@@ -3,6 +3,17 @@
 
 namespace ppb::balancer {
 
+bool StageRecompute::fits_without_recompute(int s, const Ranges& ranges) const {
+  const auto& p = problem_;
+  double statics = 0, none = 0;
+  for (std::size_t c = 0; c < ranges.size(); ++c) {
+    const auto [a, b] = ranges[c];
+    statics += p.range(p.prefix_static, a, b);
+    none += p.held_at(s + static_cast<int>(c) * p.pp) * p.range(p.prefix_act, a, b);
+  }
+  return fits(none, p.limit_for(s) - statics);
+}
+
 double StageRecompute::stage_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen) {
   const auto& p = problem_;
   double statics = 0, none = 0, least = 0;
@@ -77,6 +88,7 @@ std::vector<int> StageRecompute::layer_options(const std::vector<int>& ends, boo
     const auto& ranges = per_stage[static_cast<std::size_t>(s)];
     std::vector<FrontierPoint> chosen;
     const bool ok = within_limit && stage_extra(s, ranges, &chosen) < kInf;
+    if (ok && fits_without_recompute(s, ranges)) continue;  // "none" everywhere: no frontier needed
     for (std::size_t c = 0; c < ranges.size(); ++c) {
       const auto [x, y] = ranges[c];
       const Frontier& f = frontiers_.frontier(x, y);

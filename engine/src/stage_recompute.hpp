@@ -23,6 +23,8 @@ class StageRecompute {
   // added). Frontiers are built only when memory binds: a stage that fits without recompute adds
   // nothing, and one that does not fit with the most-saving option everywhere is out.
   double stage_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen);
+  // Whether stage s fits its memory with no layer recomputed.
+  [[nodiscard]] bool fits_without_recompute(int s, const Ranges& ranges) const;
 
   // What stage_extra reads of stage s for its one chunk, read once by the inner loops over a
   // stage's end (which call one_extra for every end they try): the frontier call in those loops

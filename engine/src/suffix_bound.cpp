@@ -5,14 +5,26 @@
 
 namespace ppb::balancer {
 
-bool SuffixBound::build(bool with_recompute, Budget::Clock::time_point until) {
+bool SuffixBound::build(bool with_recompute, double until_ms, Budget& budget) {
   const int V = p_.V, L = p_.L, pp = p_.pp;
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
   table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
+  // The pace is measured over at least kPaceMs; rows further from the end scan more ends, so the
+  // projection from the latest rows is, if anything, too hopeful.
+  constexpr double kPaceMs = 1.0;
+  double mark_ms = budget.elapsed_ms();
+  int mark_row = L;
   // Start layer outermost (descending), so each start's frontier chain is used in one burst.
   for (int a = L; a >= 0; --a) {
-    if (Budget::past(until)) return false;
+    const double now_ms = budget.elapsed_ms();
+    if (now_ms > until_ms) return false;
+    if (mark_row > a && now_ms - mark_ms >= kPaceMs) {
+      const double per_row_ms = (now_ms - mark_ms) / (mark_row - a);
+      if (now_ms + per_row_ms * (a + 1) > until_ms) return false;
+      mark_ms = now_ms;
+      mark_row = a;
+    }
     frontiers_.trim();
     for (int v = V - 1; v >= 0; --v) {
       const int s = v % pp;

@@ -21,8 +21,11 @@ class SuffixBound {
   // with a stage's recompute time counted as 0 when its most-saving options fit (a weaker bound
   // without frontiers: O(1) per cell instead of a frontier per range, which on thousands of distinct
   // layers is what dominates). The prefix times of earlier stages are taken without recompute and
-  // with the cheapest transfer. Returns false, the table unfinished, when `until` passes.
-  bool build(bool with_recompute, Budget::Clock::time_point until);
+  // with the cheapest transfer. Returns false, the table unfinished, as soon as `until_ms` (time
+  // since the balance started) passes or the rows left, at the pace of the rows built so far, could
+  // not be built before it: a table that cannot finish in its share is given up early, not at the
+  // end of its share.
+  bool build(bool with_recompute, double until_ms, Budget& budget);
   // A table of zeros: no bound beyond the stages' own.
   void clear();
 

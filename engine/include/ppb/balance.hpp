@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,10 @@ struct BalanceOptions {
   bool allow_empty_stages = false;
   std::int64_t node_budget = 2'000'000;   // search nodes before giving up the proof
   std::int64_t simulation_budget = 200'000;
-  double time_budget_ms = 1e12;  // wall clock for the search
+  double time_budget_ms = 1e12;  // wall clock for every phase of the balance
+  // Milliseconds on a monotonic clock, read by the balance to keep its time budget; empty means
+  // std::chrono::steady_clock. Tests inject a clock of their own, so that no test depends on speed.
+  std::function<double()> clock_ms;
   // Relative: a branch whose bound is within it of the best time is not explored, so the result is
   // at most (1 + tolerance) x the optimum. 0 searches for the exact optimum.
   double tolerance = 0;
@@ -35,6 +39,15 @@ struct BalanceOptions {
   // budget before the relaxed one replaces it; false builds the relaxed table at once (tests).
   bool exact_bound_table = true;
   std::vector<StageComponent> components;  // outside per-stage time and memory (request.components)
+};
+
+// One phase of a balance, in the order they run: "least over" (whether any plan fits, and the plan
+// over the limit by the least), "exact bound table", "relaxed bound table", "incumbents", "search".
+struct BalancePhase {
+  std::string name;
+  double start_ms = 0;  // since the balance started, on its clock
+  double end_ms = 0;
+  bool complete = false;  // ran to its end, not cut by the budget or given up
 };
 
 struct BalanceResult {
@@ -49,6 +62,7 @@ struct BalanceResult {
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
   std::vector<std::string> notes;  // why the result is not proven optimal, when it is not
+  std::vector<BalancePhase> phases;  // the phases that ran
 };
 
 // The best plan of the given shape (pp_degree, vpp_degree, micro_batch_num, schedule).
