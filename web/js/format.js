@@ -49,3 +49,9 @@ export function signed(value, unit) {
 
 /** @param {number} value @returns {string} */
 export const count = (value) => integer.format(value);
+
+/** How the schedules are written in prose; names the page does not know are shown as the engine gives them. */
+const SCHEDULE_NAMES = /** @type {Record<string, string>} */ ({ gpipe: 'GPipe', '1f1b': '1F1B', interleaved_1f1b: 'interleaved 1F1B', zb_h1: 'ZB-H1' });
+
+/** @param {string} schedule the engine's name @returns {string} */
+export const scheduleName = (schedule) => SCHEDULE_NAMES[schedule] ?? schedule;

@@ -9,7 +9,8 @@
 /** @import {TimeViews} from './views/timeline-view.js' */
 import { byId, el } from './dom.js';
 import { offsetFromStageLayers } from './model.js';
-import { percent } from './format.js';
+import { percent, count, scheduleName } from './format.js';
+
 import { renderSummary } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
 import { renderStageTable } from './views/stage-table.js';
@@ -52,6 +53,7 @@ export class PlanViews {
     const training = this.plan.request.training ?? {};
     const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
     byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep }));
+    byId('embed-caption', HTMLElement).textContent = this.caption();
     this.drawStageLoads();
     byId('stage-table-box', HTMLElement).replaceChildren(renderStageTable(result));
     this.showOffset();
@@ -70,6 +72,18 @@ export class PlanViews {
     this.dragBoundary = boundary;
     this.drawStageLoads();
     this.showOffset();
+  }
+
+  /**
+   * One line naming the plan shown: the model, its pipeline shape and schedule (the caption of an embed, whose
+   * readers do not see the controls).
+   */
+  caption() {
+    if (!this.plan) return '';
+    const r = this.plan.result;
+    const { state, info } = this.parts.store;
+    const name = state.modelLabel || info.name || 'model';
+    return `${name} · pp ${r.pp_degree ?? r.stages.length} · vpp ${r.vpp_degree ?? 1} · ${count(r.micro_batch_num ?? 0)} micro batches · ${scheduleName(r.schedule ?? '')}`;
   }
 
   /** A sentence on how the shown plan was made. */

@@ -38,6 +38,7 @@ export class ThemeSwitch {
     document.documentElement.dataset.theme = theme;
     document.documentElement.dataset.scheme = this.palette().name;
     this.button.textContent = `Theme: ${theme}`;
-    this.button.setAttribute('aria-label', theme === 'auto' ? 'Colour theme: follows the system' : `Colour theme: ${theme}`);
+    // The accessible name starts with the visible text (WCAG 2.5.3, label in name).
+    this.button.title = theme === 'auto' ? 'Colour theme: follows the system; click for light' : `Colour theme: ${theme}; click for ${theme === 'light' ? 'dark' : 'auto'}`;
   }
 }
