@@ -7,7 +7,7 @@
 import { byId, copyWithFeedback } from './js/dom.js';
 import { initialState, DEFAULT_EXAMPLE } from './js/state.js';
 import { exactPlanSections } from './js/requests.js';
-import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings } from './js/settings-edits.js';
+import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets } from './js/settings-edits.js';
 import { Store } from './js/store.js';
 import { recomputeCounts } from './js/model.js';
 import { EngineClient } from './js/worker-client.js';
@@ -21,7 +21,8 @@ import { Controls } from './js/controls.js';
 import { ThemeSwitch } from './js/theme-switch.js';
 import { singleFile } from './js/single-file.js';
 import { setTransformerValues } from './js/transformer-form.js';
-import { decodeState, isStateLink, LinkError } from './js/share.js';
+import { decodeState, isStateLink, LinkError, MAX_LINK_CHARS } from './js/share.js';
+import { AddressBar, isTabLink, readTabState } from './js/address-bar.js';
 import { attachSharePanel } from './js/share-panel.js';
 import { attachExportPanel } from './js/export-panel.js';
 import { SearchPanel } from './js/search-panel.js';
@@ -30,7 +31,7 @@ import { Tooltip } from './js/tooltip.js';
 import { attachPartitionDrag } from './js/views/partition-drag.js';
 import { TimeViews } from './js/views/timeline-view.js';
 import { candidateLabel } from './js/views/pareto.js';
-import { num } from './js/format.js';
+import { num, count } from './js/format.js';
 
 // ---- the parts ---------------------------------------------------------------------------------------------------
 const form = byId('controls-form', HTMLFormElement);
@@ -53,7 +54,11 @@ const engine = new EngineClient(singleFile?.workerUrl ?? 'worker.js', {
 /** The example shown first: the single file has only the one it carries. */
 const defaultExample = singleFile?.example.file ?? DEFAULT_EXAMPLE;
 
-const theme = new ThemeSwitch(byId('theme-button', HTMLButtonElement), store, () => redrawAll());
+const address = new AddressBar({ getState: () => store.state, enabled: !embed.embed, onKept: showKept });
+const theme = new ThemeSwitch(byId('theme-button', HTMLButtonElement), store, () => {
+  redrawAll();
+  address.changed();
+});
 const palette = () => theme.palette();
 /** @param {HTMLElement} box */
 const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
@@ -67,11 +72,23 @@ const sizeOf = (box) => ({ width: widthOf(box), height: embed.embed && box.clien
 const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement) }, tooltip, palette, embed.embed);
 const controls = new Controls(form, () => store.state, {
   onPlanChange: (immediate) => runner.request(immediate),
-  onSearchChange: () => errors.clear('search'),
+  onSearchChange: () => {
+    errors.clear('search');
+    address.changed();
+  },
+  onToOffsets: (s) => {
+    if (!runner.upToDate() || !runner.current) return false;
+    keepPlanAsOffsets(s, runner.current.result, recomputeCounts);
+    store.state.ui.openPlan = `${runner.current.label} as a layer_offset`;
+    return true;
+  },
 });
 const views = new PlanViews({ store, timeViews, palette, size: sizeOf });
 const runner = new PlanRunner({ engine, store, status, errors, banners, form, exclude: transformerBox,
-  onPlan: (plan, comparison) => views.show(plan, comparison) });
+  onPlan: (plan, comparison) => {
+    views.show(plan, comparison);
+    address.changed();
+  } });
 const searchPanel = new SearchPanel({
   search: (request, onProgress) => engine.search(request, onProgress),
   canRun: () => status.engineLoaded,
@@ -82,7 +99,10 @@ const searchPanel = new SearchPanel({
   palette,
   size: sizeOf,
   onOpen: openCandidate,
-  onBusy: () => status.setBusy('search', searchPanel.running !== null),
+  onBusy: () => {
+    status.setBusy('search', searchPanel.running !== null);
+    address.changed();
+  },
 });
 const loader = new ModelLoader({ engine, store, status, errors, banners, controls, searchPanel, runner, form, transformerBox,
   onState: applyState });
@@ -111,7 +131,24 @@ function applyState(next) {
 }
 
 /**
- * Opens a state link; a broken one gives a message and changes nothing.
+ * Says where the work is kept when the address cannot hold it as a share link.
+ * @param {import('./js/address-bar.js').Kept} kept
+ * @param {number} chars
+ */
+function showKept(kept, chars) {
+  const size = `${count(chars)} characters compressed; a link holds up to ${count(MAX_LINK_CHARS)}`;
+  if (kept === 'link') banners.remove('kept');
+  else if (kept === 'tab') {
+    banners.show('kept', 'info', `This model is too large for a share link (${size}). Reload and Back in this tab keep your work; ` +
+      'the address works only in this tab. To keep it elsewhere or pass it on, use Export → State file.');
+  } else {
+    banners.show('kept', 'warn', `This model is too large for a share link (${size}) and this tab could not keep it: a reload shows ` +
+      'the default example. Save your work with Export → State file.');
+  }
+}
+
+/**
+ * Opens a state link (or a key to a state this tab keeps); a broken one gives a message and changes nothing.
  * @param {string} hash
  * @param {string} fallback what the page shows instead, for the message
  * @returns {Promise<boolean>} whether the link was read
@@ -119,7 +156,7 @@ function applyState(next) {
 async function loadFromLink(hash, fallback) {
   status.setBusy('input', true);
   try {
-    const linked = await decodeState(hash);
+    const linked = await (isTabLink(hash) ? readTabState(hash) : decodeState(hash));
     await engine.ready.catch(() => {});
     applyState(linked);
     banners.remove('link');

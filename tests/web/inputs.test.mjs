@@ -201,7 +201,7 @@ test('pasted JSON and a request file are read; a request sets the controls', asy
   assert.equal(result.schedule, 'gpipe');
 });
 
-test('micro batches from batch sizes, and a schedule that needs vpp reports on the schedule field', async () => {
+test('micro batches from batch sizes; a schedule that needs vpp sets it, and a vpp it cannot run is reported beside the field', async () => {
   const { page } = open;
   await choose(page, 'batch_mode', 'global');
   await page.fill('#global-batch-size', '64');
@@ -212,11 +212,13 @@ test('micro batches from batch sizes, and a schedule that needs vpp reports on t
   assert.ok(await page.locator('#batch-fields [role="alert"], [data-error-for^="/training"] [role="alert"]').count() >= 1);
   await setField(page, '#dp-degree', '4');
   await choose(page, 'batch_mode', 'micro_batch_num');
+  await setField(page, '#micro-batch-num', '8');
   await page.selectOption('#schedule', 'interleaved_1f1b');
-  await waitForState(page, ['error']);
+  await waitForState(page);
+  assert.equal(await page.inputValue('#vpp-degree'), '2');
+  await setField(page, '#vpp-degree', '1', ['error']);
   assert.ok(await page.locator('.field:has(#schedule) [role="alert"], .field:has(#vpp-degree) [role="alert"]').count() >= 1);
   await setField(page, '#vpp-degree', '2');
-  await setField(page, '#micro-batch-num', '8');
   const result = (await lastResponse(page)).result;
   assert.equal(result.vpp_degree, 2);
   assert.equal(await page.locator('svg#timeline rect[data-op]').count(), result.timeline.length);

@@ -5,6 +5,7 @@
 /** @import {PageState, Settings, SearchSettings} from './types.js' */
 /** @import {ModelInfo} from './model.js' */
 import { el } from './dom.js';
+import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
 
 /** Text inputs of the plan settings, by their name attribute. */
 const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
@@ -19,7 +20,9 @@ const PARTITION_HINTS = {
 };
 
 /**
- * @typedef {{onPlanChange: (immediate: boolean) => void, onSearchChange: () => void}} ControlHooks
+ * @typedef {{onPlanChange: (immediate: boolean) => void, onSearchChange: () => void,
+ *            onToOffsets: (s: Settings) => boolean}} ControlHooks
+ *   onToOffsets: the partition turns to layer_offset; returns whether it set the settings from the plan shown
  */
 
 export class Controls {
@@ -32,6 +35,9 @@ export class Controls {
     this.form = form;
     this.getState = getState;
     this.hooks = hooks;
+    /** The model info of the last show(). @type {ModelInfo | null} */
+    this.info = null;
+    this.buildSchedules();
     form.addEventListener('submit', (event) => event.preventDefault());
     form.addEventListener('input', (event) => this.onInput(event));
     form.addEventListener('change', (event) => this.onInput(event));
@@ -50,17 +56,32 @@ export class Controls {
     if (isText && event.type === 'change') return;
     if ((PLAN_FIELDS).includes(/** @type {any} */ (name))) {
       s[/** @type {typeof PLAN_FIELDS[number]} */ (name)] = target.value;
-      if (name === 'layer_offset') this.leaveExactRecompute(s);
+      if (name === 'layer_offset') {
+        this.leaveExactRecompute(s);
+        state.ui.openPlan = '';
+      }
       this.hooks.onPlanChange(false);
     } else if (name === 'schedule') {
       s.schedule = target.value;
+      // A schedule that runs another chunk count gets it, rather than an error (its layer_offset, one per virtual
+      // stage, no longer applies).
+      const vpp = vppForSchedule(s.schedule, s.vpp_degree);
+      if (vpp !== null) {
+        s.vpp_degree = vpp;
+        this.setValue('vpp_degree', vpp);
+        if (s.partition === 'explicit') this.clearOffsets(s);
+      }
+      this.showScheduleHint(s.schedule);
       this.hooks.onPlanChange(true);
     } else if (name === 'batch_mode') {
       s.batch_mode = target.value === 'global' ? 'global' : 'micro_batch_num';
       this.showModes(s);
       this.hooks.onPlanChange(true);
     } else if (name === 'partition') {
-      s.partition = target.value === 'even' ? 'even' : target.value === 'explicit' ? 'explicit' : 'ppb';
+      const next = target.value === 'even' ? 'even' : target.value === 'explicit' ? 'explicit' : 'ppb';
+      // To layer_offset from another mode: start from the plan shown (its offsets and recompute), not the even split.
+      if (next === 'explicit' && s.partition !== 'explicit' && this.hooks.onToOffsets(s) && this.info) this.show(state, this.info);
+      s.partition = next;
       this.showModes(s);
       this.hooks.onPlanChange(true);
     } else if (name === 'recompute_option') {
@@ -82,6 +103,39 @@ export class Controls {
   }
 
   /**
+   * The schedule picker and the search's schedule boxes, from the schedules the page offers.
+   */
+  buildSchedules() {
+    const select = this.form.querySelector('#schedule');
+    select?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('option', { text: info.label, attrs: { value: info.name, title: info.description } })));
+    this.form.querySelector('#search-schedules')?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('label', { attrs: { title: `${info.description} ${info.conditions}` } }, [
+      el('input', { attrs: { type: 'checkbox', name: 'search_schedule', value: info.name } }), ` ${info.name}`,
+    ])));
+  }
+
+  /**
+   * The chosen schedule's one-line description and conditions below the picker.
+   * @param {string} schedule
+   */
+  showScheduleHint(schedule) {
+    const hint = this.form.querySelector('#schedule-hint');
+    const info = scheduleInfo(schedule);
+    if (hint) hint.textContent = info ? `${info.description} ${info.conditions}` : '';
+  }
+
+  /**
+   * An explicit partition whose virtual stages changed in number: back to the even split, without counts.
+   * @param {Settings} s
+   */
+  clearOffsets(s) {
+    s.layer_offset = '';
+    s.recompute_counts = {};
+    s.recompute_layers = null;
+    this.setValue('layer_offset', '');
+    if (this.info) this.showRecompute(s, this.info);
+  }
+
+  /**
    * Recompute given as exact layer lists (a plan opened from PPB or the search) turns into per-stage counts as
    * soon as the person edits the partition by hand.
    * @param {Settings} s
@@ -98,9 +152,11 @@ export class Controls {
    * @param {ModelInfo} info
    */
   show(state, info) {
+    this.info = info;
     const s = state.settings;
     for (const name of PLAN_FIELDS) this.setValue(name, s[name]);
     this.setValue('schedule', s.schedule);
+    this.showScheduleHint(s.schedule);
     for (const [name, key] of Object.entries(SEARCH_FIELDS)) this.setValue(name, state.search[/** @type {keyof SearchSettings} */ (key)]);
     for (const box of this.form.querySelectorAll('input[name=search_schedule]')) {
       const input = /** @type {HTMLInputElement} */ (box);

@@ -53,6 +53,11 @@ export class PlanRunner {
     this.timer = 0;
   }
 
+  /** Whether the plan shown is the one the inputs describe (nothing waiting, running or in error). */
+  upToDate() {
+    return this.current !== null && !this.pending && !this.running && !this.parts.errors.has('plan');
+  }
+
   /**
    * Asks for the plan the inputs describe.
    * @param {boolean} immediate false while typing: wait a moment for more

@@ -89,11 +89,23 @@ export function openCandidateSettings(s, c, countsOf) {
     s.partition = 'ppb';
     return;
   }
+  keepPlanAsOffsets(s, c.plan, countsOf);
+}
+
+/**
+ * Settings for a layer_offset plan that is a given plan exactly: its offsets and its recompute layers (shown as
+ * counts per virtual stage; editing the partition turns them into counts). Used to open a search candidate and
+ * to turn a PPB plan into a layer_offset to fine-tune: the step time stays what it was.
+ * @param {Settings} s changed in place
+ * @param {{layer_offset: number[], stage_layers: number[], layer_recompute?: Record<string, number[]>}} plan
+ * @param {(layerRecompute: Record<string, number[]>, stageLayers: number[]) => Record<string, number[]>} countsOf
+ */
+export function keepPlanAsOffsets(s, plan, countsOf) {
   s.partition = 'explicit';
-  s.layer_offset = c.plan.layer_offset.join(', ');
-  const layers = c.plan.layer_recompute ?? {};
+  s.layer_offset = plan.layer_offset.join(', ');
+  const layers = plan.layer_recompute ?? {};
   s.recompute_layers = Object.keys(layers).length > 0 ? layers : null;
-  s.recompute_counts = Object.fromEntries(Object.entries(countsOf(layers, c.plan.stage_layers)).map(([k, v]) => [k, v.join(', ')]));
+  s.recompute_counts = Object.fromEntries(Object.entries(countsOf(layers, plan.stage_layers)).map(([k, v]) => [k, v.join(', ')]));
 }
 
 /**

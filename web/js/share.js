@@ -79,9 +79,38 @@ async function pipe(bytes, stream, limit = Infinity) {
  * @returns {Promise<string>}
  */
 export async function encodeState(state) {
-  const json = new TextEncoder().encode(JSON.stringify(state));
-  const packed = await pipe(json, new CompressionStream('gzip'));
-  return LINK_PREFIX + toBase64Url(packed);
+  return LINK_PREFIX + await packJson(state);
+}
+
+/**
+ * Any JSON value as base64url(gzip(JSON)), the data part of a link.
+ * @param {unknown} value
+ * @returns {Promise<string>}
+ */
+export async function packJson(value) {
+  const json = new TextEncoder().encode(JSON.stringify(value));
+  return toBase64Url(await pipe(json, new CompressionStream('gzip')));
+}
+
+/**
+ * The JSON value packed by packJson; throws LinkError when it is not one.
+ * @param {string} text
+ * @returns {Promise<unknown>}
+ */
+export async function unpackJson(text) {
+  const packed = fromBase64Url(text);
+  let bytes;
+  try {
+    bytes = await pipe(packed, new DecompressionStream('gzip'), MAX_STATE_BYTES);
+  } catch (error) {
+    if (error instanceof LinkError) throw error;
+    throw new LinkError('The link is damaged or cut off: its compressed data is incomplete. Ask for the whole link again.');
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new LinkError('The link is damaged: its data unpacks, but not to the JSON a PPB link holds.');
+  }
 }
 
 /**
@@ -105,21 +134,7 @@ export async function decodeState(hash) {
       : `The link uses link format ${version}, which this page does not read (it reads format ${LINK_VERSION}).`);
   }
   if (match[2] === '') throw new LinkError('The link is cut off: it has a version tag but no data.');
-  const packed = fromBase64Url(match[2]);
-  let bytes;
-  try {
-    bytes = await pipe(packed, new DecompressionStream('gzip'), MAX_STATE_BYTES);
-  } catch (error) {
-    if (error instanceof LinkError) throw error;
-    throw new LinkError('The link is damaged or cut off: its compressed data is incomplete. Ask for the whole link again.');
-  }
-  let raw;
-  try {
-    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    throw new LinkError('The link is damaged: its data unpacks, but not to the JSON a PPB link holds.');
-  }
-  const state = normaliseState(raw);
+  const state = normaliseState(await unpackJson(match[2]));
   if (!state) throw new LinkError('The link holds no model, so there is nothing to show.');
   return state;
 }

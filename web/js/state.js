@@ -4,8 +4,8 @@
 // length.
 
 /** @import {PageState, Settings, SearchSettings, PinnedPlan} from './types.js' */
+import { SCHEDULES } from './schedules.js';
 
-export const SCHEDULES = ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'];
 /** The example shown first (boot.js starts fetching the same file early). */
 export const DEFAULT_EXAMPLE = 'llama2-70b.json';
 const MAX_TEXT = 2000;
