@@ -2,7 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "ppb/balance.hpp"
-#include "ppb/search.hpp"
+#include "ppb/search_session.hpp"
 
 #include <nlohmann/json.hpp>
 #include "ppb/simulate.hpp"
@@ -148,7 +148,7 @@ void BM_Search(benchmark::State& state) {
     ppb::SearchSession session(request);
     while (!session.step(1e9).finished) {
     }
-    const auto r = nlohmann::json::parse(session.result(false));
+    const auto r = nlohmann::json::parse(session.result(false).json);
     evaluated = r["result"]["counts"]["evaluated"];
   }
   state.counters["candidates"] = static_cast<double>(evaluated);

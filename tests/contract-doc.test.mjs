@@ -212,7 +212,7 @@ test('every documented response field is produced', () => {
 const PARSERS = {
   'io.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export', 'transformer', 'parallel'],
   'balance_command.cpp': ['balance'],
-  'search.cpp': ['search', 'training', 'parallel', 'balance'],
+  'search_request.cpp': ['search', 'training', 'parallel', 'balance'],
   'transformer.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
   'sapp.cpp': ['sapp'],
   'import.cpp': ['sapp', 'transformer', 'model'],
@@ -226,7 +226,10 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp'
                      'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
-                     'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp'];
+                     'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp',
+                     // the search's parts take parsed values (search_request.cpp reads the section)
+                     'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
+                     'search_session.cpp', 'search_space.cpp'];
 
 // Field names a parser reads: string literals passed to the field reader (FieldReader
 // get/has/allow/require/number/integer/...; json contains/find/at/[]), listed in the loops and
@@ -280,7 +283,7 @@ test('the scan of the parsers finds the fields interface.md names', () => {
                'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'pp_degree', 'vpp_degree', 'micro_batch_num',
                'schedule', 'stage_partition', 'stage_layers', 'layer_offset', 'allow_empty_stages'],
     'balance_command.cpp': ['recompute_options'],
-    'search.cpp': ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule', 'top_k'],
+    'search_request.cpp': ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule', 'top_k'],
     'transformer.cpp': ['num_layers', 'hidden_size', 'num_attention_heads', 'num_query_groups', 'ffn_hidden_size',
                         'gated_mlp', 'normalization', 'dropout', 'vocab_size', 'seq_length', 'tied_embeddings', 'moe',
                         'num_experts', 'top_k', 'expert_ffn_hidden_size', 'first_dense_layers', 'shared_experts',

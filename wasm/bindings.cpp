@@ -7,7 +7,7 @@
 
 #include "ppb/commands.hpp"
 #include "ppb/version.hpp"
-#include "ppb/search.hpp"
+#include "ppb/search_session.hpp"
 
 namespace {
 
@@ -35,8 +35,9 @@ std::string search_step(ppb::SearchSession& session, double slice_ms) {
   return "{\"done\":" + std::to_string(p.done) + ",\"total\":" + std::to_string(p.total) +
          ",\"finished\":" + (p.finished ? "true" : "false") + "}";
 }
-emscripten::val search_error(const ppb::SearchSession& session) { return to_js(session.error()); }
-emscripten::val search_result(ppb::SearchSession& session, bool cancelled) { return to_js(session.result(cancelled)); }
+// The JSON only: the worker tells a failure by its error codes, as for every other command.
+emscripten::val search_error(const ppb::SearchSession& session) { return to_js(session.error().json); }
+emscripten::val search_result(ppb::SearchSession& session, bool cancelled) { return to_js(session.result(cancelled).json); }
 
 }  // namespace
 

@@ -176,6 +176,14 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
     auto document = parse_json_text(request_json, d);
     if (!document) return detail::invalid(d);
     return it->second(*document);
+  } catch (...) {
+    return failure_output(std::current_exception());
+  }
+}
+
+CommandOutput failure_output(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
   } catch (const std::bad_alloc&) {
     json out = {{"ok", false}, {"errors", {{{"code", "OUT_OF_MEMORY"}, {"path", ""}, {"message", "the engine ran out of memory on this request."}}}}};
     return {out.dump(), 1};

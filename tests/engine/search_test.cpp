@@ -1,5 +1,5 @@
 // The strategy search: the space, the ranking, the Pareto front, budgets and cancellation.
-#include "ppb/search.hpp"
+#include "ppb/search_session.hpp"
 
 #include <gtest/gtest.h>
 
@@ -128,12 +128,12 @@ TEST(Search, BudgetReturnsAPartialResult) {
 
 TEST(Search, CancelReturnsAPartialResult) {
   SearchSession session(wide_request().dump());
-  ASSERT_EQ(session.error(), "");
+  ASSERT_EQ(session.error().json, "");
   const SearchProgress p = session.step(0);  // one candidate
   EXPECT_EQ(p.done, 1);
   EXPECT_GT(p.total, 1);
   EXPECT_FALSE(p.finished);
-  const json r = json::parse(session.result(true));
+  const json r = json::parse(session.result(true).json);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_TRUE(r["result"]["partial"]);
   EXPECT_TRUE(r["result"]["cancelled"]);
@@ -143,7 +143,7 @@ TEST(Search, CancelReturnsAPartialResult) {
   SearchSession finished(wide_request().dump());
   while (!finished.step(1000).finished) {
   }
-  const json whole = json::parse(finished.result(true));
+  const json whole = json::parse(finished.result(true).json);
   EXPECT_FALSE(whole["result"]["partial"]) << whole.dump();
   EXPECT_FALSE(whole["result"]["cancelled"]);
   EXPECT_EQ(whole["result"]["counts"]["evaluated"], r["result"]["counts"]["space"].get<int>() -
@@ -324,11 +324,11 @@ TEST(Search, RankByTimePerSample) {
 // The session reads its request through the same checked parse as every command.
 TEST(Search, SessionChecksTheRequestText) {
   SearchSession too_precise(R"({"model": {"layers": [{"name": "l", "forward_ms": 1e400}]}})");
-  EXPECT_TRUE(has_error(json::parse(too_precise.error()), "JSON_NUMBER_RANGE", "")) << too_precise.error();
+  EXPECT_TRUE(has_error(json::parse(too_precise.error().json), "JSON_NUMBER_RANGE", "")) << too_precise.error().json;
   SearchSession broken(std::string("{\"model\": \"\xff\""));
-  const json r = json::parse(broken.error());
+  const json r = json::parse(broken.error().json);
   EXPECT_FALSE(r["ok"]);
-  EXPECT_EQ(error_codes(r), std::vector<std::string>{"JSON_SYNTAX"}) << broken.error();
+  EXPECT_EQ(error_codes(r), std::vector<std::string>{"JSON_SYNTAX"}) << broken.error().json;
 }
 
 }  // namespace

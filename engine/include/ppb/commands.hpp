@@ -2,6 +2,7 @@
 // from a JSON string to a JSON string, shared by the CLI and the WASM module. Never throws.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -13,5 +14,10 @@ struct CommandOutput {
 };
 
 CommandOutput run_command(std::string_view command, std::string_view request_json);
+
+// The contract's answer to an exception that escaped a command (a broken invariant): OUT_OF_MEMORY
+// for std::bad_alloc, INTERNAL for anything else, exit status 1 either way.
+//   failure_output(std::make_exception_ptr(std::bad_alloc())).exit_code;  // 1
+CommandOutput failure_output(std::exception_ptr failure);
 
 }  // namespace ppb

@@ -1,17 +1,55 @@
-// Strategy search: pp_degree x vpp_degree x micro_batch_num x schedule, every candidate balanced by
-// PPB (partition, layer offset, recompute) and simulated; ranked by step time, with the Pareto front
-// of step time against the largest stage peak memory and the reasons of every infeasible one.
+// Strategy search as values: the combinations of a search space (search_space.hpp), each balanced
+// by PPB and estimated (search_evaluate.hpp), ranked with the Pareto front of the ranked time
+// against the largest stage peak memory (search_rank.hpp), with the reasons of every infeasible one.
 //
-// A session runs in slices so that a browser worker can report progress and stop it between
-// slices; `search` on the command line runs one session to the end.
+// A search runs in slices so that a browser worker can report progress and stop it between slices
+// (search_session.hpp wraps it for JSON); `search()` runs one to the end.
+//
+//   SearchProblem problem{.model = model, .device = device};
+//   SearchSpace space;
+//   space.pp_degrees = {2, 4, 8};
+//   space.cluster = SearchCluster{.world_size = 64, .global_batch_size = 512};
+//   const SearchResult r = search(std::move(problem), space, {});
+//   r.candidates[0].combination.shape.pp_degree;  // the fastest that fits
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <string>
-#include <string_view>
+#include <vector>
+
+#include "ppb/search_evaluate.hpp"
+#include "ppb/search_rank.hpp"
+#include "ppb/search_space.hpp"
 
 namespace ppb {
+
+struct SearchSettings {
+  std::int64_t top_k = 20;  // feasible candidates listed (plus Pareto points beyond), infeasible at most
+  RankBy rank_by = RankBy::step_time;
+  std::int64_t max_candidates = 10'000;  // evaluated at most
+  double time_budget_ms = 60'000;        // wall clock for the whole search
+};
+
+struct SearchCounts {
+  std::int64_t space = 0;       // combinations, skipped ones included
+  std::int64_t evaluated = 0;   // balanced and estimated, or ruled out by a rule
+  std::int64_t skipped = 0;     // never evaluated (SearchEnumeration::skipped)
+  std::int64_t infeasible = 0;
+  std::int64_t feasible = 0;
+  std::int64_t shown = 0;       // in SearchResult::candidates
+};
+
+struct SearchResult {
+  std::vector<SearchCandidate> candidates;  // as select_candidates() lists them
+  std::vector<std::size_t> pareto;          // indices into candidates
+  SearchCounts counts;
+  std::vector<ReasonCount> infeasible_groups;  // by reason, in the order of the reasons' text
+  std::vector<ReasonCount> skipped_groups;
+  double elapsed_ms = 0;  // time spent evaluating
+  RankBy rank_by = RankBy::step_time;
+  bool partial = false;    // not every combination was evaluated
+  bool cancelled = false;  // cancelled before the last combination
+};
 
 struct SearchProgress {
   std::int64_t done = 0;
@@ -19,24 +57,29 @@ struct SearchProgress {
   bool finished = false;
 };
 
-class SearchSession {
+class Search {
  public:
-  // Parses and checks the request; error() tells whether it can run.
-  explicit SearchSession(std::string_view request_json);
-  ~SearchSession();
-  SearchSession(const SearchSession&) = delete;
-  SearchSession& operator=(const SearchSession&) = delete;
+  Search(SearchProblem problem, SearchEnumeration enumeration, SearchSettings settings);
 
-  // The contract's error response when the request is invalid, otherwise empty.
-  [[nodiscard]] const std::string& error() const;
-  // Evaluates candidates for about `slice_ms` (at least one) and says how far the search is.
+  // Evaluates candidates for about `slice_ms` (at least one, unless a budget is spent) and says how
+  // far the search is.
   SearchProgress step(double slice_ms);
-  // The search response so far; `partial` is set when cancelled, budgeted or unfinished.
-  [[nodiscard]] std::string result(bool cancelled);
+  // The result so far; `cancelled` tells that the caller stops here. `partial` is set when a
+  // combination was left unevaluated (cancelled, a budget, or a space over the enumeration's limit).
+  [[nodiscard]] SearchResult result(bool cancelled) const;
+
+  [[nodiscard]] const SearchProblem& problem() const { return problem_; }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  SearchProblem problem_;
+  SearchEnumeration enumeration_;
+  SearchSettings settings_;
+  std::vector<SearchCandidate> evaluated_;
+  bool budget_hit_ = false;
+  double elapsed_ms_ = 0;
 };
+
+// Enumerates the space and runs the search to the end.
+SearchResult search(SearchProblem problem, const SearchSpace& space, const SearchSettings& settings);
 
 }  // namespace ppb
