@@ -42,8 +42,10 @@ SearchResult Search::result(bool cancelled) const {
   out.pareto = selection.pareto;
   std::map<std::string, std::int64_t> groups;
   for (const SearchCandidate& c : evaluated_) {
-    if (c.feasible) ++out.counts.feasible;
-    else ++groups[c.infeasible_group];
+    if (c.feasible)
+      ++out.counts.feasible;
+    else
+      ++groups[c.infeasible_group];
   }
   for (const auto& [reason, count] : groups) out.infeasible_groups.push_back({reason, count});
   out.skipped_groups = enumeration_.skipped;

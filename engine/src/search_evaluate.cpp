@@ -34,17 +34,18 @@ std::optional<SearchCandidate> rule_out(const SearchProblem& problem, const Sear
   const std::int64_t virtual_stages = shape.virtual_stages();
   const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
   if (virtual_stages > units && !problem.allow_empty_stages)
-    return ruled_out(combination, "more virtual stages than the model has layers to split",
-                     std::to_string(virtual_stages) + " virtual stages, but the model splits into at most " +
-                         std::to_string(units));
+    return ruled_out(
+        combination, "more virtual stages than the model has layers to split",
+        std::to_string(virtual_stages) + " virtual stages, but the model splits into at most " + std::to_string(units));
   if (shape.schedule == Schedule::interleaved_1f1b && shape.micro_batch_num % shape.pp_degree != 0)
     return ruled_out(combination, "micro_batch_num is not a multiple of pp_degree (interleaved_1f1b)",
                      "interleaved_1f1b needs micro_batch_num (" + std::to_string(shape.micro_batch_num) +
                          ") to be a multiple of pp_degree (" + std::to_string(shape.pp_degree) + ")");
   if (virtual_stages * shape.micro_batch_num > limits::max_simulated_pairs)
-    return ruled_out(combination, "above the simulation cap",
-                     "pp_degree x vpp_degree x micro_batch_num = " + std::to_string(virtual_stages * shape.micro_batch_num) +
-                         " exceeds the cap of " + std::to_string(limits::max_simulated_pairs));
+    return ruled_out(
+        combination, "above the simulation cap",
+        "pp_degree x vpp_degree x micro_batch_num = " + std::to_string(virtual_stages * shape.micro_batch_num) +
+            " exceeds the cap of " + std::to_string(limits::max_simulated_pairs));
   for (const auto& component : problem.components)
     if ((component.step_ms.size() > 1 && component.step_ms.size() != static_cast<std::size_t>(shape.pp_degree)) ||
         (component.memory_mib.size() > 1 && component.memory_mib.size() != static_cast<std::size_t>(shape.pp_degree)))
@@ -92,7 +93,8 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   Plan even(shape);
   even.stage_layers = even_stage_layers(model, shape.virtual_stages());
   even.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
-  if (problem.allow_empty_stages || std::none_of(even.stage_layers.begin(), even.stage_layers.end(), [](int n) { return n == 0; })) {
+  if (problem.allow_empty_stages ||
+      std::none_of(even.stage_layers.begin(), even.stage_layers.end(), [](int n) { return n == 0; })) {
     const Estimate base = estimate(model, problem.device, even, false, problem.components);
     f.even_split = EvenSplitFigures{base.step_time_ms, base.feasible};
   }

@@ -59,7 +59,8 @@ std::vector<std::size_t> pareto_front(const std::vector<SearchCandidate>& candid
     while (end < points.size() && points[end].time == points[group].time) ++end;
     const double least_peak_here = points[group].peak;  // the group is sorted by peak
     for (std::size_t i = group; i < end; ++i)
-      if (!(least_peak_faster <= points[i].peak) && !(least_peak_here < points[i].peak)) front.push_back(points[i].index);
+      if (!(least_peak_faster <= points[i].peak) && !(least_peak_here < points[i].peak))
+        front.push_back(points[i].index);
     least_peak_faster = std::min(least_peak_faster, least_peak_here);
     group = end;
   }

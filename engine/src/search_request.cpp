@@ -40,8 +40,10 @@ std::optional<std::vector<std::int64_t>> integer_choices(const json& value, cons
       return std::nullopt;
     }
     for (std::size_t i = 0; i < value.size() && i < static_cast<std::size_t>(kMaxSpace); ++i)
-      if (auto v = check(value[i], path + "/" + std::to_string(i))) out.push_back(*v);
-      else return std::nullopt;
+      if (auto v = check(value[i], path + "/" + std::to_string(i)))
+        out.push_back(*v);
+      else
+        return std::nullopt;
   } else if (value.is_object()) {
     auto min = value.contains("min") ? check(value["min"], path + "/min") : std::nullopt;
     auto max = value.contains("max") ? check(value["max"], path + "/max") : std::nullopt;
@@ -72,13 +74,14 @@ std::optional<std::vector<std::int64_t>> integer_choices(const json& value, cons
   return out;
 }
 
-std::optional<std::int64_t> optional_int(const json& section, const char* key, const std::string& path, Diagnostics& d) {
+std::optional<std::int64_t> optional_int(const json& section, const char* key, const std::string& path,
+                                         Diagnostics& d) {
   if (!section.is_object() || !section.contains(key)) return std::nullopt;
   const json& v = section[key];
   if (!v.is_number() || !std::isfinite(v.get<double>()) || std::floor(v.get<double>()) != v.get<double>() ||
       v.get<double>() < 1 || v.get<double>() > static_cast<double>(limits::max_batch)) {
-    d.error("OUT_OF_RANGE", path + "/" + key, std::string(key) + " must be a whole number from 1 to " +
-                                                  std::to_string(limits::max_batch) + ".");
+    d.error("OUT_OF_RANGE", path + "/" + key,
+            std::string(key) + " must be a whole number from 1 to " + std::to_string(limits::max_batch) + ".");
     return std::nullopt;
   }
   return static_cast<std::int64_t>(v.get<double>());
@@ -98,7 +101,8 @@ std::vector<int> read_recompute_options(const json& document, const json& sectio
                            ? &document["balance"]["recompute_options"]
                            : nullptr;
   if (!listed) return options;
-  const std::string path = section.contains("recompute_options") ? "/search/recompute_options" : "/balance/recompute_options";
+  const std::string path =
+      section.contains("recompute_options") ? "/search/recompute_options" : "/balance/recompute_options";
   options.clear();
   if (!listed->is_array()) {
     d.error("TYPE_MISMATCH", path, "recompute_options must be a list of option names.");
@@ -122,18 +126,21 @@ SearchSettings read_settings(const json& section, double& candidate_time_ms, Dia
   if (auto v = optional_int(section, "top_k", "/search", d)) settings.top_k = *v;
   if (section.contains("rank_by")) {
     const json& v = section["rank_by"];
-    if (v == "time_per_sample") settings.rank_by = RankBy::time_per_sample;
+    if (v == "time_per_sample")
+      settings.rank_by = RankBy::time_per_sample;
     else if (v != "step_time")
       d.error("RANK_BY_UNKNOWN", "/search/rank_by",
               "rank_by is \"step_time\" (the default) or \"time_per_sample\" (step time over micro_batch_num x "
               "micro_batch_size x dp_degree, to compare candidates that process different batches).");
   }
   if (auto v = optional_int(section, "max_candidates", "/search", d)) settings.max_candidates = *v;
-  for (auto [key, target] : {std::pair{"time_budget_ms", &settings.time_budget_ms}, std::pair{"candidate_time_ms", &candidate_time_ms}}) {
+  for (auto [key, target] :
+       {std::pair{"time_budget_ms", &settings.time_budget_ms}, std::pair{"candidate_time_ms", &candidate_time_ms}}) {
     if (!section.contains(key)) continue;
     const json& v = section[key];
     if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 3'600'000)
-      d.error("OUT_OF_RANGE", std::string("/search/") + key, std::string(key) + " must be above 0 and at most 3600000.");
+      d.error("OUT_OF_RANGE", std::string("/search/") + key,
+              std::string(key) + " must be above 0 and at most 3600000.");
     else
       *target = v.get<double>();
   }
@@ -146,16 +153,20 @@ SearchSpace read_space(const json& document, const json& section, const Request&
   const Model& model = request.model;
   const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
   if (section.contains("pp_degree")) {
-    if (auto v = integer_choices(section["pp_degree"], "/search/pp_degree", 1, limits::max_pp_degree, d)) space.pp_degrees = as_ints(*v);
+    if (auto v = integer_choices(section["pp_degree"], "/search/pp_degree", 1, limits::max_pp_degree, d))
+      space.pp_degrees = as_ints(*v);
   } else {
-    for (std::int64_t p = 1; p <= std::min<std::int64_t>(units, 64); p *= 2) space.pp_degrees.push_back(static_cast<int>(p));
+    for (std::int64_t p = 1; p <= std::min<std::int64_t>(units, 64); p *= 2)
+      space.pp_degrees.push_back(static_cast<int>(p));
   }
   if (section.contains("vpp_degree"))
-    if (auto v = integer_choices(section["vpp_degree"], "/search/vpp_degree", 1, limits::max_vpp_degree, d)) space.vpp_degrees = as_ints(*v);
+    if (auto v = integer_choices(section["vpp_degree"], "/search/vpp_degree", 1, limits::max_vpp_degree, d))
+      space.vpp_degrees = as_ints(*v);
   if (section.contains("schedule")) {
     space.schedules.clear();
     const json& s = section["schedule"];
-    if (!s.is_array() || s.empty()) d.error("TYPE_MISMATCH", "/search/schedule", "schedule must be a non-empty list of names.");
+    if (!s.is_array() || s.empty())
+      d.error("TYPE_MISMATCH", "/search/schedule", "schedule must be a non-empty list of names.");
     else
       for (std::size_t i = 0; i < s.size(); ++i) {
         auto schedule = s[i].is_string() ? schedule_from_name(s[i].get<std::string>()) : std::nullopt;
@@ -182,15 +193,18 @@ SearchSpace read_space(const json& document, const json& section, const Request&
               "or leave ep_degree out.");
   const auto& global_batch_size = request.training.global_batch_size;
   if (world && !global_batch_size)
-    d.error("REQUIRED", "/training/global_batch_size", "with training.world_size the search needs global_batch_size to derive micro_batch_num.");
+    d.error("REQUIRED", "/training/global_batch_size",
+            "with training.world_size the search needs global_batch_size to derive micro_batch_num.");
   if (!world) {
     space.dp_degree = request.training.dp_degree;
     if (section.contains("micro_batch_num")) {
-      if (auto v = integer_choices(section["micro_batch_num"], "/search/micro_batch_num", 1, limits::max_micro_batch_num, d))
+      if (auto v =
+              integer_choices(section["micro_batch_num"], "/search/micro_batch_num", 1, limits::max_micro_batch_num, d))
         space.micro_batch_nums = *v;
     } else {
       Diagnostics local;
-      if (auto m = resolve_micro_batch_num(request.training, request.pipeline, local)) space.micro_batch_nums = {*m};
+      if (auto m = resolve_micro_batch_num(request.training, request.pipeline, local))
+        space.micro_batch_nums = {*m};
       else
         d.error("MICRO_BATCH_NUM_MISSING", "/search/micro_batch_num",
                 "give search.micro_batch_num, pipeline.micro_batch_num, or training.global_batch_size (with world_size "
@@ -199,7 +213,8 @@ SearchSpace read_space(const json& document, const json& section, const Request&
   } else {
     if (section.contains("micro_batch_num"))
       d.warning("IGNORED_FIELD", "/search/micro_batch_num",
-                "with training.world_size, micro_batch_num follows from the global batch and dp_degree; the list is ignored.");
+                "with training.world_size, micro_batch_num follows from the global batch and dp_degree; the list is "
+                "ignored.");
     if (global_batch_size)
       space.cluster = SearchCluster{*world, tp, cp, *global_batch_size, request.training.micro_batch_size.value_or(1)};
   }
@@ -217,10 +232,12 @@ std::optional<SearchRequest> parse_search_request(const json& document, Diagnost
     return std::nullopt;
   }
   for (auto it = section.begin(); it != section.end(); ++it) {
-    static const char* known[] = {"pp_degree", "vpp_degree", "micro_batch_num", "schedule", "recompute_options",
-                                  "top_k", "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by"};
+    static const char* known[] = {"pp_degree",         "vpp_degree", "micro_batch_num", "schedule",
+                                  "recompute_options", "top_k",      "max_candidates",  "time_budget_ms",
+                                  "candidate_time_ms", "rank_by"};
     if (std::none_of(std::begin(known), std::end(known), [&](const char* k) { return it.key() == k; }))
-      d.warning("UNKNOWN_FIELD", "/search/" + pointer_token(it.key()), "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
+      d.warning("UNKNOWN_FIELD", "/search/" + pointer_token(it.key()),
+                "field \"" + it.key() + "\" is not part of ppb.v1 and was ignored.");
   }
   SearchRequest out;
   out.problem.recompute_options = read_recompute_options(document, section, request.model, d);
@@ -230,8 +247,8 @@ std::optional<SearchRequest> parse_search_request(const json& document, Diagnost
   if (!d.ok()) return std::nullopt;
   out.enumeration = enumerate_search_space(space, kMaxSpace);
   if (out.enumeration.over_limit) {
-    d.error("SEARCH_LIMIT", "/search", "the search has more than " + std::to_string(kMaxSpace) +
-                                           " combinations to evaluate; narrow the lists.");
+    d.error("SEARCH_LIMIT", "/search",
+            "the search has more than " + std::to_string(kMaxSpace) + " combinations to evaluate; narrow the lists.");
     return std::nullopt;
   }
   out.problem.model = std::move(request.model);

@@ -38,9 +38,10 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
               {"feasible", c.feasible}};
   if (!c.feasible) out["reasons"] = c.reasons;
   if (!c.figures) {
-    static const char* const figures_of_a_plan[] = {"step_time_ms", "time_per_sample_ms", "peak_mib", "bubble_fraction",
-                                                    "imbalance", "plan", "proven_optimal", "within_tolerance",
-                                                    "throughput_samples_per_s", "even_split", "gain_ms"};
+    static const char* const figures_of_a_plan[] = {
+        "step_time_ms", "time_per_sample_ms", "peak_mib",         "bubble_fraction",          "imbalance",
+        "plan",         "proven_optimal",     "within_tolerance", "throughput_samples_per_s", "even_split",
+        "gain_ms"};
     for (const char* key : figures_of_a_plan) out[key] = nullptr;
     return out;
   }

@@ -37,7 +37,9 @@ SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_un
   }
 }
 
-SearchSession::SearchSession(Search search) : impl_(std::make_unique<Impl>()) { impl_->search.emplace(std::move(search)); }
+SearchSession::SearchSession(Search search) : impl_(std::make_unique<Impl>()) {
+  impl_->search.emplace(std::move(search));
+}
 
 SearchSession::~SearchSession() = default;
 
@@ -57,7 +59,8 @@ CommandOutput SearchSession::result(bool cancelled) {
   if (!impl_->error.json.empty()) return impl_->error;
   try {
     const SearchResult r = impl_->search->result(cancelled);
-    return detail::ok_response("search", detail::search_result_json(r, impl_->search->problem().model), impl_->diagnostics);
+    return detail::ok_response("search", detail::search_result_json(r, impl_->search->problem().model),
+                               impl_->diagnostics);
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
     return impl_->error;

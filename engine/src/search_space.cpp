@@ -11,8 +11,7 @@ namespace {
 // Why a vpp_degree and a schedule cannot pair, or empty when they can.
 std::string vpp_rule_broken(int vpp_degree, Schedule schedule) {
   switch (schedule) {
-    case Schedule::interleaved_1f1b:
-      return vpp_degree > 1 ? "" : "interleaved_1f1b needs vpp_degree of 2 or more";
+    case Schedule::interleaved_1f1b: return vpp_degree > 1 ? "" : "interleaved_1f1b needs vpp_degree of 2 or more";
     case Schedule::gpipe:
     case Schedule::one_f_one_b:
     case Schedule::zb_h1: return vpp_degree == 1 ? "" : "vpp_degree above 1 needs interleaved_1f1b";
@@ -43,17 +42,21 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
             skip = "world_size is not divisible by pp_degree x tp_degree x cp_degree";
           } else {
             const std::int64_t dp = c.world_size / pp / c.tp_degree / c.cp_degree;
-            if (dp % space.ep_degree != 0) skip = "dp_degree is not divisible by ep_degree";
+            if (dp % space.ep_degree != 0)
+              skip = "dp_degree is not divisible by ep_degree";
             else if (c.global_batch_size % (c.micro_batch_size * dp) != 0)
               skip = "global_batch_size is not divisible by micro_batch_size x dp_degree";
-            else batches.push_back({c.global_batch_size / (c.micro_batch_size * dp), dp});
+            else
+              batches.push_back({c.global_batch_size / (c.micro_batch_size * dp), dp});
           }
         } else if (skip.empty()) {
-          if (space.dp_degree && *space.dp_degree % space.ep_degree != 0) skip = "dp_degree is not divisible by ep_degree";
+          if (space.dp_degree && *space.dp_degree % space.ep_degree != 0)
+            skip = "dp_degree is not divisible by ep_degree";
           else
             for (std::int64_t m : space.micro_batch_nums) batches.push_back({m, space.dp_degree});
         }
-        const std::int64_t count = !skip.empty() ? (space.cluster ? 1 : free_counts) : static_cast<std::int64_t>(batches.size());
+        const std::int64_t count =
+            !skip.empty() ? (space.cluster ? 1 : free_counts) : static_cast<std::int64_t>(batches.size());
         out.space += count;
         if (!skip.empty()) {
           skipped[skip] += count;

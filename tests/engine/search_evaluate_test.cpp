@@ -48,7 +48,8 @@ TEST(SearchEvaluate, BalancedCandidateFigures) {
 
 // Without a dp_degree the samples count one replica and the throughput is unknown.
 TEST(SearchEvaluate, UnknownDpDegreeLeavesThroughputOpen) {
-  const SearchCandidate c = evaluate_candidate(sixteen_layers(6000), shape(4, 1, 32, Schedule::one_f_one_b, std::nullopt));
+  const SearchCandidate c =
+      evaluate_candidate(sixteen_layers(6000), shape(4, 1, 32, Schedule::one_f_one_b, std::nullopt));
   ASSERT_TRUE(c.figures);
   EXPECT_DOUBLE_EQ(c.figures->time_per_sample_ms, 420.0 / 32);
   EXPECT_FALSE(c.figures->throughput_samples_per_s);
@@ -83,14 +84,17 @@ TEST(SearchEvaluate, RulesRuleOutBeforeBalancing) {
   const SearchCandidate huge = evaluate_candidate(problem, shape(4, 1, 2'000'000, Schedule::one_f_one_b, 1));
   EXPECT_FALSE(huge.figures);
   EXPECT_EQ(huge.infeasible_group, "above the simulation cap");
-  EXPECT_EQ(huge.reasons, (std::vector<std::string>{
-                              "pp_degree x vpp_degree x micro_batch_num = 8000000 exceeds the cap of 4194304"}));
+  EXPECT_EQ(
+      huge.reasons,
+      (std::vector<std::string>{"pp_degree x vpp_degree x micro_batch_num = 8000000 exceeds the cap of 4194304"}));
 }
 
 // No request can state pp_degree 0; a C++ caller that does gets an exception, not a candidate.
 TEST(SearchEvaluate, ImpossibleShapeIsACallersBug) {
-  EXPECT_THROW(evaluate_candidate(sixteen_layers(1e6), shape(0, 1, 8, Schedule::one_f_one_b, 1)), std::invalid_argument);
-  EXPECT_THROW(evaluate_candidate(sixteen_layers(1e6), shape(2, 1, 0, Schedule::one_f_one_b, 1)), std::invalid_argument);
+  EXPECT_THROW(evaluate_candidate(sixteen_layers(1e6), shape(0, 1, 8, Schedule::one_f_one_b, 1)),
+               std::invalid_argument);
+  EXPECT_THROW(evaluate_candidate(sixteen_layers(1e6), shape(2, 1, 0, Schedule::one_f_one_b, 1)),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ using Indices = std::vector<std::size_t>;
 // Feasible by time, equal times by lower peak, the evaluation order after that; then infeasible,
 // least over first.
 TEST(SearchRank, FeasibleByTimeThenInfeasibleByOvershoot) {
-  const std::vector<SearchCandidate> c = {over(500), ranked(30, 100), ranked(20, 300), over(100), ranked(20, 200),
-                                          ranked(30, 100)};
+  const std::vector<SearchCandidate> c = {over(500), ranked(30, 100), ranked(20, 300),
+                                          over(100), ranked(20, 200), ranked(30, 100)};
   EXPECT_EQ(rank_candidates(c, RankBy::step_time), (Indices{4, 2, 1, 5, 3, 0}));
 }
 
@@ -49,7 +49,8 @@ TEST(SearchRank, ParetoFrontMatchesBruteForce) {
   for (int round = 0; round < 200; ++round) {
     std::vector<SearchCandidate> c;
     const int n = small(random) * 3;
-    for (int i = 0; i < n; ++i) c.push_back(small(random) == 1 ? over(small(random)) : ranked(small(random), small(random)));
+    for (int i = 0; i < n; ++i)
+      c.push_back(small(random) == 1 ? over(small(random)) : ranked(small(random), small(random)));
     Indices expected;
     for (std::size_t i = 0; i < c.size(); ++i) {
       if (!c[i].feasible) continue;
@@ -69,8 +70,8 @@ TEST(SearchRank, ParetoFrontMatchesBruteForce) {
 // top_k 2: the two fastest feasible, the Pareto point beyond them ((40, 5) holds the least memory),
 // not the dominated (30, 90); then two of the three infeasible, least over first.
 TEST(SearchRank, SelectionListsTopKAndTheWholeFront) {
-  const std::vector<SearchCandidate> c = {ranked(30, 90), over(300), ranked(10, 100), over(100), ranked(20, 80),
-                                          ranked(40, 5), over(200)};
+  const std::vector<SearchCandidate> c = {ranked(30, 90), over(300),     ranked(10, 100), over(100),
+                                          ranked(20, 80), ranked(40, 5), over(200)};
   const SearchSelection s = select_candidates(c, RankBy::step_time, 2);
   EXPECT_EQ(s.shown, (Indices{2, 4, 5, 3, 6}));
   EXPECT_EQ(s.pareto, (Indices{0, 1, 2}));

@@ -21,7 +21,8 @@ struct Point {
 std::vector<Point> points(const SearchEnumeration& e) {
   std::vector<Point> out;
   for (const auto& c : e.combinations)
-    out.push_back({c.shape.pp_degree, c.shape.vpp_degree, c.shape.micro_batch_num, c.shape.schedule, c.dp_degree.value_or(0)});
+    out.push_back(
+        {c.shape.pp_degree, c.shape.vpp_degree, c.shape.micro_batch_num, c.shape.schedule, c.dp_degree.value_or(0)});
   return out;
 }
 
@@ -57,7 +58,8 @@ TEST(SearchSpace, ClusterDerivesDpAndMicroBatchNum) {
   SearchSpace space;
   space.pp_degrees = {1, 2, 3, 4, 8};
   space.micro_batch_nums = {99};  // not used when coupled
-  space.cluster = SearchCluster{.world_size = 8, .tp_degree = 2, .cp_degree = 1, .global_batch_size = 32, .micro_batch_size = 2};
+  space.cluster =
+      SearchCluster{.world_size = 8, .tp_degree = 2, .cp_degree = 1, .global_batch_size = 32, .micro_batch_size = 2};
   const SearchEnumeration e = enumerate_search_space(space);
   const Schedule f = Schedule::one_f_one_b;
   EXPECT_EQ(points(e), (std::vector<Point>{{1, 1, 4, f, 4}, {2, 1, 8, f, 2}, {4, 1, 16, f, 1}}));
@@ -82,8 +84,8 @@ TEST(SearchSpace, GlobalBatchMustDivide) {
 TEST(SearchSpace, HugeDegreesDoNotOverflow) {
   SearchSpace space;
   space.pp_degrees = {4096};
-  space.cluster = SearchCluster{.world_size = 1'000'000'000, .tp_degree = 1'000'000'000, .cp_degree = 1'000'000'000,
-                                .global_batch_size = 1};
+  space.cluster = SearchCluster{
+      .world_size = 1'000'000'000, .tp_degree = 1'000'000'000, .cp_degree = 1'000'000'000, .global_batch_size = 1};
   const SearchEnumeration e = enumerate_search_space(space);
   EXPECT_TRUE(e.combinations.empty());
   EXPECT_EQ(skipped(e, "world_size is not divisible by pp_degree x tp_degree x cp_degree"), 1);

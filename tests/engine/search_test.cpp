@@ -19,7 +19,11 @@ namespace {
 //   pp 4: m 32, T = (32 + 3) x 12 = 420,     peak  4000 + 4 x  400 =  5600
 //   pp 8: m 64, T = (64 + 7) x 6 = 426,      peak  2000 + 8 x  200 =  3600
 json coupled_request(double limit_mib) {
-  json layers = {{{"name", "block"}, {"count", 16}, {"forward_ms", 1}, {"backward_ms", 2}, {"static_mib", 1000},
+  json layers = {{{"name", "block"},
+                  {"count", 16},
+                  {"forward_ms", 1},
+                  {"backward_ms", 2},
+                  {"static_mib", 1000},
                   {"activation_mib", 100}}};
   return {{"model", {{"layers", layers}}},
           {"training", {{"global_batch_size", 64}, {"micro_batch_size", 1}, {"world_size", 8}}},
@@ -56,7 +60,8 @@ TEST(Search, MicroBatchNumFollowsDpDegree) {
   // pp 3 does not divide the 8 devices: skipped, with the reason counted.
   EXPECT_EQ(r["result"]["counts"]["space"], 5);
   EXPECT_EQ(r["result"]["counts"]["skipped"], 1);
-  EXPECT_EQ(r["result"]["skipped_groups"][0]["reason"], "world_size is not divisible by pp_degree x tp_degree x cp_degree");
+  EXPECT_EQ(r["result"]["skipped_groups"][0]["reason"],
+            "world_size is not divisible by pp_degree x tp_degree x cp_degree");
 }
 
 // A wider space on a model with a heavy head, under a limit that rules some shapes out.
@@ -64,11 +69,12 @@ json wide_request() {
   json req = {{"model", uniform_model(24, 2, 4, 800, 300, true)},
               {"training", {{"global_batch_size", 256}, {"micro_batch_size", 1}, {"dp_degree", 4}}},
               {"device", {{"memory_limit_mib", 9000}, {"p2p_bandwidth_gbs", 25}, {"p2p_latency_ms", 0.02}}},
-              {"search", {{"pp_degree", {1, 2, 4, 8}},
-                          {"vpp_degree", {1, 2}},
-                          {"micro_batch_num", {16, 32, 64}},
-                          {"schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zb_h1"}},
-                          {"candidate_time_ms", 20}}}};
+              {"search",
+               {{"pp_degree", {1, 2, 4, 8}},
+                {"vpp_degree", {1, 2}},
+                {"micro_batch_num", {16, 32, 64}},
+                {"schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zb_h1"}},
+                {"candidate_time_ms", 20}}}};
   return req;
 }
 
@@ -146,8 +152,8 @@ TEST(Search, CancelReturnsAPartialResult) {
   const json whole = json::parse(finished.result(true).json);
   EXPECT_FALSE(whole["result"]["partial"]) << whole.dump();
   EXPECT_FALSE(whole["result"]["cancelled"]);
-  EXPECT_EQ(whole["result"]["counts"]["evaluated"], r["result"]["counts"]["space"].get<int>() -
-                                                      r["result"]["counts"]["skipped"].get<int>());
+  EXPECT_EQ(whole["result"]["counts"]["evaluated"],
+            r["result"]["counts"]["space"].get<int>() - r["result"]["counts"]["skipped"].get<int>());
 }
 
 TEST(Search, InvalidSearchSectionsAreErrors) {
@@ -266,8 +272,11 @@ TEST(Search, SkippedShapesCountEveryMicroBatchNum) {
 // into at most 4 virtual stages, so pp 8 is ruled out; interleaved_1f1b with m 3 on pp 2 is too.
 TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
   json req = {{"model", uniform_model(4, 1, 2, 100, 10)},
-              {"search", {{"pp_degree", {2, 8}}, {"vpp_degree", {1, 2}}, {"micro_batch_num", {3}},
-                          {"schedule", {"1f1b", "interleaved_1f1b"}}}}};
+              {"search",
+               {{"pp_degree", {2, 8}},
+                {"vpp_degree", {1, 2}},
+                {"micro_batch_num", {3}},
+                {"schedule", {"1f1b", "interleaved_1f1b"}}}}};
   const json r = run("search", req);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const json& cands = r["result"]["candidates"];
@@ -300,8 +309,9 @@ TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
 // m 4 takes 30 ms and m 16 takes 102 ms. By step time m 4 ranks first; per sample (micro batch size
 // 1, one replica) m 16 does, 102 / 16 = 6.375 ms against 30 / 4 = 7.5.
 TEST(Search, RankByTimePerSample) {
-  json req = {{"model", uniform_model(4, 1, 2, 0, 1)},
-              {"search", {{"pp_degree", {2}}, {"vpp_degree", {1}}, {"micro_batch_num", {4, 16}}, {"schedule", {"1f1b"}}}}};
+  json req = {
+      {"model", uniform_model(4, 1, 2, 0, 1)},
+      {"search", {{"pp_degree", {2}}, {"vpp_degree", {1}}, {"micro_batch_num", {4, 16}}, {"schedule", {"1f1b"}}}}};
   const json by_step = run("search", req);
   ASSERT_TRUE(by_step["ok"]) << by_step.dump();
   EXPECT_EQ(by_step["result"]["rank_by"], "step_time");

@@ -31,12 +31,12 @@ struct SearchSettings {
 };
 
 struct SearchCounts {
-  std::int64_t space = 0;       // combinations, skipped ones included
-  std::int64_t evaluated = 0;   // balanced and estimated, or ruled out by a rule
-  std::int64_t skipped = 0;     // never evaluated (SearchEnumeration::skipped)
+  std::int64_t space = 0;      // combinations, skipped ones included
+  std::int64_t evaluated = 0;  // balanced and estimated, or ruled out by a rule
+  std::int64_t skipped = 0;    // never evaluated (SearchEnumeration::skipped)
   std::int64_t infeasible = 0;
   std::int64_t feasible = 0;
-  std::int64_t shown = 0;       // in SearchResult::candidates
+  std::int64_t shown = 0;  // in SearchResult::candidates
 };
 
 struct SearchResult {
