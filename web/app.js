@@ -69,7 +69,8 @@ const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
  */
 const sizeOf = (box) => ({ width: widthOf(box), height: embed.embed && box.clientHeight > 0 ? box.clientHeight : undefined });
 
-const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement) }, tooltip, palette, embed.embed);
+const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement),
+  details: byId('op-details', HTMLElement) }, tooltip, palette, embed.embed);
 const controls = new Controls(form, () => store.state, {
   onPlanChange: (immediate) => runner.request(immediate),
   onSearchChange: () => {
@@ -236,7 +237,12 @@ function openCandidate(index) {
   controls.show(state, info);
   searchPanel.select(index);
   runner.request(true);
-  document.querySelector('[data-view="summary"]')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  // The keyboard follows the eye: to the plan just opened.
+  const summary = document.querySelector('[data-view="summary"]');
+  if (summary instanceof HTMLElement) {
+    summary.focus({ preventScroll: true });
+    summary.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }
 }
 
 // ---- zoom buttons, resizing ----------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 
 import { SVG_NS } from './svg.js';
 
-const PAGE_ONLY = ['data-tip', 'tabindex', 'role', 'aria-label', 'aria-valuenow', 'aria-valuemin', 'aria-valuemax', 'aria-orientation', 'class'];
+const PAGE_ONLY = ['data-tip', 'tabindex', 'role', 'aria-label', 'aria-valuenow', 'aria-valuemin', 'aria-valuemax', 'aria-valuetext', 'aria-orientation', 'class'];
 
 /**
  * A standalone copy of a chart.

@@ -102,8 +102,9 @@ export class PlanViews {
     if (!this.plan) return;
     const box = byId('stage-loads-box', HTMLElement);
     const focused = document.activeElement?.closest?.('.boundary')?.getAttribute('data-boundary');
+    const tabStop = Number(box.querySelector('.boundary[tabindex="0"]')?.getAttribute('data-boundary') ?? 0);
     box.replaceChildren(renderStageLoads(this.plan.result, { ...this.parts.size(box), palette: this.parts.palette(),
-      info: this.parts.store.info, stageLayers: this.dragLayers, dragging: this.dragBoundary }));
+      info: this.parts.store.info, stageLayers: this.dragLayers, dragging: this.dragBoundary, activeBoundary: tabStop }));
     if (focused !== undefined && focused !== null) {
       const handle = box.querySelector(`.boundary[data-boundary="${focused}"]`);
       if (handle instanceof SVGElement) handle.focus();

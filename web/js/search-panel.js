@@ -35,7 +35,7 @@ export class SearchPanel {
     this.status = byId('search-progress-text', HTMLElement);
     this.runButton = byId('search-run', HTMLButtonElement);
     this.cancelButton = byId('search-cancel', HTMLButtonElement);
-    this.runButton.addEventListener('click', () => this.run());
+    this.runButton.addEventListener('click', () => this.run({ focus: true }));
     this.cancelButton.addEventListener('click', () => {
       this.running?.cancel();
       this.status.textContent = 'Cancelling…';
@@ -56,8 +56,12 @@ export class SearchPanel {
     });
   }
 
-  /** Starts a search over the lists in the state's search settings. */
-  run() {
+  /**
+   * Starts a search over the lists in the state's search settings.
+   * @param {{focus?: boolean}} [options] focus: move the keyboard focus to the results when they arrive (a search
+   *   the person started; not one a link restores)
+   */
+  run({ focus = false } = {}) {
     const hooks = this.hooks;
     if (this.running || !hooks.canRun()) return;
     hooks.errors.clear('search');
@@ -91,6 +95,11 @@ export class SearchPanel {
       this.status.textContent = `${result.partial ? 'Stopped early, partial result: ' : ''}${count(c.space)} combinations · ` +
         `${count(c.evaluated)} evaluated · ${count(c.skipped)} skipped · ${count(c.infeasible)} do not fit · ${(result.elapsed_ms / 1000).toFixed(2)} s`;
       this.draw();
+      if (focus) {
+        const heading = byId('search-results-title', HTMLElement);
+        heading.focus({ preventScroll: true });
+        heading.scrollIntoView({ block: 'start' });
+      }
     }, (error) => {
       this.status.textContent = `The search stopped: ${error instanceof Error ? error.message : error}`;
       this.bar.hidden = true;

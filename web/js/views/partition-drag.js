@@ -83,16 +83,41 @@ export function attachPartitionDrag(container, hooks) {
   };
   container.addEventListener('pointerup', finish);
   container.addEventListener('pointercancel', finish);
+  // The boundaries are one widget with one tab stop: the one focused last keeps tabindex 0.
+  container.addEventListener('focusin', (event) => {
+    const handle = event.target instanceof Element ? event.target.closest('.boundary') : null;
+    if (handle) makeTabStop(container, handle);
+  });
   container.addEventListener('keydown', (event) => {
     const handle = event.target instanceof Element ? event.target.closest('.boundary') : null;
-    if (!handle || (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight')) return;
+    if (!handle) return;
     const layers = hooks.getLayers();
     if (!layers) return;
-    event.preventDefault();
     const index = Number(handle.getAttribute('data-boundary'));
+    if (event.key === 'ArrowUp' || event.key === 'ArrowDown') {
+      // To the previous or next boundary.
+      event.preventDefault();
+      const other = container.querySelector(`.boundary[data-boundary="${index + (event.key === 'ArrowUp' ? -1 : 1)}"]`);
+      if (other instanceof SVGElement) other.focus();
+      return;
+    }
     const end = layers.slice(0, index + 1).reduce((a, b) => a + b, 0);
-    const step = (event.shiftKey ? 10 : 1) * (event.key === 'ArrowLeft' ? -1 : 1);
-    const next = moveBoundary(layers, index, end + step, hooks.getInfo());
+    const moves = /** @type {Record<string, number>} */ ({ ArrowLeft: -1, ArrowRight: 1, PageDown: -10, PageUp: 10, Home: -Infinity, End: Infinity });
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const step = moves[event.key] * (event.shiftKey && Math.abs(moves[event.key]) === 1 ? 10 : 1);
+    const target = Number.isFinite(step) ? end + step : step < 0 ? 0 : layers.reduce((a, b) => a + b, 0);
+    const next = moveBoundary(layers, index, target, hooks.getInfo());
     if (next.some((n, v) => n !== layers[v])) hooks.onChange(next, index, true);
   });
+}
+
+/**
+ * Makes one boundary the strip's tab stop.
+ * @param {HTMLElement} container
+ * @param {Element} handle
+ */
+function makeTabStop(container, handle) {
+  for (const other of container.querySelectorAll('.boundary[tabindex="0"]')) if (other !== handle) other.setAttribute('tabindex', '-1');
+  handle.setAttribute('tabindex', '0');
 }

@@ -25,7 +25,8 @@ export function stripBounds(width) {
 
 /**
  * @typedef {{width: number, height?: number, palette: Palette, info: ModelInfo, stageLayers?: number[] | null,
- *            dragging?: number | null}} StageLoadsOptions
+ *            dragging?: number | null, activeBoundary?: number}} StageLoadsOptions
+ * activeBoundary: the boundary that is the strip's one tab stop (the last one focused)
  */
 
 /**
@@ -72,7 +73,7 @@ const layerCount = (stage) => stage.layers.reduce((sum, [begin, end]) => sum + e
  * @param {StageLoadsOptions} options
  * @returns {SVGSVGElement}
  */
-export function renderStageLoads(result, { width, height: fit, palette, info, stageLayers = null, dragging = null }) {
+export function renderStageLoads(result, { width, height: fit, palette, info, stageLayers = null, dragging = null, activeBoundary = 0 }) {
   const stages = result.stages;
   const pp = stages.length;
   const narrow = width < 620;
@@ -87,7 +88,7 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
   const root = chartRoot({ id: 'stage-loads', width, height, palette, interactive: true,
     label: `Stage loads of ${pp} pipeline stages: compute time per micro batch and memory at the peak` });
 
-  root.append(renderStrip(result, { width, palette, info, stageLayers, dragging }));
+  root.append(renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary }));
 
   // Two panels side by side (or stacked when narrow).
   const gap = 70;
@@ -182,7 +183,7 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
  * @param {StageLoadsOptions} options
  * @returns {SVGElement}
  */
-function renderStrip(result, { width, palette, info, stageLayers, dragging }) {
+function renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary = 0 }) {
   const layers = stageLayers ?? result.stage_layers;
   const total = layers.reduce((a, b) => a + b, 0) || 1;
   const pp = result.stages.length || 1;
@@ -218,18 +219,44 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging }) {
     group.append(text(x(i), STRIP_TOP + STRIP_HEIGHT + 15, String(i), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.muted }));
   }
   group.append(text(x0 - 8, STRIP_TOP + STRIP_HEIGHT + 15, 'layer', { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted }));
-  // Boundary handles, between virtual stage v and v + 1.
+  // Boundary handles, between virtual stage v and v + 1: one composite widget with one tab stop (roving tabindex);
+  // js/views/partition-drag.js moves the focus between them and the layers across them.
+  const boundaries = s('g', { class: 'boundaries', role: 'group', 'aria-label': `Stage boundaries: ${layers.length - 1}. ` +
+    'Left and right arrows move a boundary by a layer, Page Up and Page Down by ten, Home and End to its limits; up and down arrows go to the previous or next boundary.' });
+  const tabStop = activeBoundary >= 0 && activeBoundary < layers.length - 1 ? activeBoundary : 0;
   let end = 0;
   for (let v = 0; v < layers.length - 1; ++v) {
     end += layers[v];
     const hx = x(end);
     const active = dragging === v;
-    group.append(s('g', { class: 'boundary', 'data-boundary': v, tabindex: 0, role: 'slider', 'aria-orientation': 'horizontal',
-      'aria-label': `Boundary between virtual stages ${v} and ${v + 1}`, 'aria-valuenow': end, 'aria-valuemin': 0, 'aria-valuemax': total,
-      'data-tip': `Boundary after layer ${end - 1}\ndrag, or focus and use ← →` }, [
+    const [low, high] = boundaryRange(layers, v, info);
+    boundaries.append(s('g', { class: 'boundary', 'data-boundary': v, tabindex: v === tabStop ? 0 : -1, role: 'slider', 'aria-orientation': 'horizontal',
+      'aria-label': `Boundary ${v + 1} of ${layers.length - 1}, between virtual stages ${v} and ${v + 1}`,
+      'aria-valuenow': end, 'aria-valuemin': low, 'aria-valuemax': high,
+      'aria-valuetext': `${count(end)} layers before it: virtual stage ${v} has ${count(layers[v])}, virtual stage ${v + 1} has ${count(layers[v + 1])}`,
+      'data-tip': `Boundary after layer ${end - 1}\ndrag, or focus and use ← → (Page Up/Down, Home/End); ↑ ↓ for the other boundaries` }, [
       s('rect', { x: hx - 7, y: STRIP_TOP - 6, width: 14, height: STRIP_HEIGHT + 12, fill: 'transparent', class: 'boundary-hit' }),
       s('rect', { x: hx - 2.5, y: STRIP_TOP - 5, width: 5, height: STRIP_HEIGHT + 10, rx: 2, fill: active ? palette.limit : palette.text, class: 'boundary-handle' }),
     ]));
   }
+  group.append(boundaries);
   return group;
+}
+
+/**
+ * The positions (layers before it) a boundary can take: every virtual stage keeps a layer, the pinned layers stay
+ * on the first and last virtual stage. The same limits js/views/partition-drag.js moves within.
+ * @param {number[]} layers layers per virtual stage
+ * @param {number} index the boundary between virtual stages index and index + 1
+ * @param {ModelInfo} info
+ * @returns {[number, number]}
+ */
+export function boundaryRange(layers, index, info) {
+  let before = 0;
+  for (let v = 0; v < index; ++v) before += layers[v];
+  const total = layers.reduce((a, b) => a + b, 0);
+  const next = before + layers[index] + layers[index + 1];
+  const low = index === 0 ? Math.max(1, info.pinnedFirst) : before + 1;
+  const high = index === layers.length - 2 ? total - Math.max(1, info.pinnedLast) : next - 1;
+  return [low, Math.max(low, high)];
 }

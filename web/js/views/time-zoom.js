@@ -89,6 +89,7 @@ export function attachTimeZoom(container, hooks) {
   container.addEventListener('pointercancel', end);
   container.addEventListener('dblclick', () => hooks.setWindow(hooks.extent()));
   container.addEventListener('keydown', (event) => {
+    if (event.defaultPrevented) return; // taken by the chart (the timeline's selected operation)
     const [a, b] = hooks.getWindow();
     const middle = (a + b) / 2;
     const span = b - a;

@@ -1,21 +1,24 @@
 // The interactive parts of the timeline and the memory chart: one shared time window (zoom and pan), redraws
-// batched per animation frame, and tooltips found by lookup (binary search per row) rather than by listeners on
-// thousands of boxes. Drawing itself is done by the pure renderers in timeline.js and memory.js.
+// batched per animation frame, tooltips found by lookup (binary search per row) rather than by listeners on
+// thousands of boxes, and one selected operation (picked by click, tap or keyboard) described in a details panel.
+// Drawing itself is done by the pure renderers in timeline.js and memory.js.
 
-/** @import {EstimateResult} from '../types.js' */
+/** @import {EstimateResult, TimelineOp} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
 /** @import {Tooltip} from '../tooltip.js' */
 /** @import {TimeWindow} from './time-zoom.js' */
-import { indexTimeline, renderTimeline, timelineLayout, opAt, idleAround } from './timeline.js';
+import { indexTimeline, renderTimeline, timelineLayout, opAt, idleAround, nearestOp } from './timeline.js';
 import { renderMemory, memoryLayout, memoryLegendRows, levelAt } from './memory.js';
 import { attachTimeZoom, clampWindow, zoomWindow } from './time-zoom.js';
 import { ms, mib, num } from '../format.js';
+import { el } from '../dom.js';
 
 const OP_NAMES = /** @type {Record<string, string>} */ ({ F: 'forward', B: 'backward', W: 'weight gradient' });
 
 export class TimeViews {
   /**
-   * @param {{timeline: HTMLElement, memory: HTMLElement}} boxes
+   * @param {{timeline: HTMLElement, memory: HTMLElement, details: HTMLElement}} boxes details: where the selected
+   *   operation is described
    * @param {Tooltip} tooltip
    * @param {() => Palette} palette
    * @param {boolean} [fitHeight] charts fill their boxes' height (embed mode)
@@ -34,7 +37,14 @@ export class TimeViews {
     this.frame = 0;
     /** @type {number | null} micro batch under the pointer */
     this.hoverMicroBatch = null;
-    for (const [name, box] of Object.entries(boxes)) {
+    /** @type {{stage: number, i: number} | null} the selected operation: its stage and place in the stage's row */
+    this.selected = null;
+    /** @type {TimelineOp | null} the selected operation as last shown (found again in new data) */
+    this.lastSelected = null;
+    // Before the zoom's own keys: with an operation selected, the arrows move the selection instead of panning.
+    boxes.timeline.addEventListener('keydown', (event) => this.selectionKey(event));
+    this.watchClicks(boxes.timeline);
+    for (const [name, box] of Object.entries({ timeline: boxes.timeline, memory: boxes.memory })) {
       box.dataset.ownTooltip = '';
       attachTimeZoom(box, {
         plot: () => this.plot(name),
@@ -107,6 +117,7 @@ export class TimeViews {
     } else {
       this.window = null;
     }
+    this.reselect();
     this.redraw();
   }
 
@@ -144,6 +155,7 @@ export class TimeViews {
     const window = this.currentWindow();
     const timeline = renderTimeline(this.index, {
       width: this.width(this.boxes.timeline), height: this.height(this.boxes.timeline), palette, window, pp: result.stages.length, vpp: result.vpp_degree ?? 1,
+      selected: this.selectedOp(),
       truncated: result.timeline_truncated
         ? { operations: result.timeline_operations ?? this.index.count, limit: result.timeline_limit ?? this.index.count } : null,
     });
@@ -156,7 +168,7 @@ export class TimeViews {
   /**
    * Pointer position in chart coordinates.
    * @param {HTMLElement} box
-   * @param {PointerEvent} event
+   * @param {MouseEvent} event
    */
   local(box, event) {
     const svg = box.querySelector('svg');
@@ -169,19 +181,14 @@ export class TimeViews {
 
   /** @param {PointerEvent} event */
   hoverTimeline(event) {
-    const result = this.result;
     const index = this.index;
-    const at = this.local(this.boxes.timeline, event);
-    if (!result || !index || !at || event.buttons) return;
-    const layout = this.timelineLayout(at.width);
-    const stage = Math.floor((at.y - layout.top) / (layout.rowHeight + layout.rowGap));
-    const [a, b] = this.currentWindow();
-    const t = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
-    if (stage < 0 || stage >= result.stages.length || at.x < layout.x0 || at.x > layout.x1 || t > result.step_time_ms) {
+    if (!index || event.buttons) return;
+    const hit = this.hitTimeline(event);
+    if (!hit) {
       this.clearHover();
       return;
     }
-    const op = opAt(index, stage, t);
+    const { stage, t, op } = hit;
     if (op) {
       this.tooltip.show(event.clientX, event.clientY, [
         `${op.op}${op.micro_batch} · ${OP_NAMES[op.op] ?? op.op} of micro batch ${op.micro_batch}`,
@@ -232,6 +239,141 @@ export class TimeViews {
     });
     if (result.stages.length > 16) lines.push(`… ${result.stages.length - 16} more stages`);
     this.tooltip.show(event.clientX, event.clientY, [`at ${ms(t)}`, ...lines]);
+  }
+
+  /** @returns {TimelineOp | null} */
+  selectedOp() {
+    return this.selected ? this.index?.rows[this.selected.stage]?.[this.selected.i] ?? null : null;
+  }
+
+  /**
+   * Selects an operation (or none), shows it in the details panel and brings it into view.
+   * @param {{stage: number, i: number} | null} selection
+   */
+  select(selection) {
+    this.selected = selection;
+    const op = this.selectedOp();
+    if (!op) this.selected = null;
+    this.showDetails();
+    if (op) {
+      const [a, b] = this.currentWindow();
+      if (op.end_ms < a || op.start_ms > b) {
+        const middle = (op.start_ms + op.end_ms) / 2;
+        this.setWindow([middle - (b - a) / 2, middle + (b - a) / 2]);
+        return;
+      }
+    }
+    this.redraw();
+  }
+
+  /** After new data: the same operation (stage, kind, micro batch, virtual stage) stays selected if it is there. */
+  reselect() {
+    const index = this.index;
+    const old = this.selected && this.lastSelected;
+    this.selected = null;
+    if (old && index) {
+      const i = (index.rows[old.stage] ?? []).findIndex((op) => op.op === old.op && op.micro_batch === old.micro_batch && op.virtual_stage === old.virtual_stage);
+      if (i >= 0) this.selected = { stage: old.stage, i };
+    }
+    this.showDetails();
+  }
+
+  /** The details panel: what the selected operation is, when it runs and what it waited for. */
+  showDetails() {
+    const panel = this.boxes.details;
+    const op = this.selectedOp();
+    this.lastSelected = op;
+    if (!op || !this.index || !this.selected) {
+      panel.hidden = true;
+      panel.replaceChildren();
+      return;
+    }
+    const row = this.index.rows[op.stage];
+    const before = this.selected.i > 0 ? row[this.selected.i - 1].end_ms : 0;
+    const lines = [
+      `stage ${op.stage}, virtual stage ${op.virtual_stage} · operation ${this.selected.i + 1} of ${row.length} on this stage`,
+      `${num(op.start_ms)} – ${num(op.end_ms)} ms, ${ms(op.end_ms - op.start_ms)}`,
+      op.start_ms - before > 1e-9 ? `idle for ${ms(op.start_ms - before)} before it (bubble)` : 'starts as soon as the previous operation ends',
+    ];
+    panel.replaceChildren(
+      el('p', { class: 'op-title', text: `${op.op}${op.micro_batch} · ${OP_NAMES[op.op] ?? op.op} of micro batch ${op.micro_batch}` }),
+      ...lines.map((line) => el('p', { class: 'op-line', text: line })),
+      el('button', { class: 'button small ghost op-close', text: 'Close', attrs: { type: 'button', 'aria-label': 'Close the operation details' },
+        on: { click: () => this.select(null) } }),
+    );
+    panel.hidden = false;
+  }
+
+  /**
+   * Keys on the focused timeline: Enter or Space selects an operation in view; with one selected, ← → go to the
+   * previous and next operation of the stage, ↑ ↓ to the stage above and below (nearest in time), Home and End to
+   * the stage's first and last, Escape leaves the selection (the arrows pan again).
+   * @param {KeyboardEvent} event
+   */
+  selectionKey(event) {
+    const index = this.index;
+    if (!index || event.ctrlKey || event.metaKey || event.altKey) return;
+    const op = this.selectedOp();
+    /** @type {{stage: number, i: number} | null | undefined} undefined: the key is not ours */
+    let next;
+    if (!op || !this.selected) {
+      if (event.key !== 'Enter' && event.key !== ' ') return;
+      const [a, b] = this.currentWindow();
+      const stage = index.rows.findIndex((row) => row.length > 0);
+      next = stage < 0 ? null : { stage, i: nearestOp(index, stage, (a + b) / 2) };
+    } else {
+      const { stage, i } = this.selected;
+      const middle = (op.start_ms + op.end_ms) / 2;
+      const rowLength = index.rows[stage].length;
+      /** @param {number} s */
+      const onStage = (s) => (s >= 0 && s < index.rows.length && index.rows[s].length > 0 ? { stage: s, i: nearestOp(index, s, middle) } : this.selected);
+      if (event.key === 'ArrowLeft') next = { stage, i: Math.max(0, i - 1) };
+      else if (event.key === 'ArrowRight') next = { stage, i: Math.min(rowLength - 1, i + 1) };
+      else if (event.key === 'ArrowUp') next = onStage(stage - 1);
+      else if (event.key === 'ArrowDown') next = onStage(stage + 1);
+      else if (event.key === 'Home') next = { stage, i: 0 };
+      else if (event.key === 'End') next = { stage, i: rowLength - 1 };
+      else if (event.key === 'Escape') next = null;
+      else return;
+    }
+    event.preventDefault();
+    this.select(next ?? null);
+  }
+
+  /**
+   * A click or tap on the timeline (not the end of a drag) selects the operation under it, or clears the
+   * selection on idle time.
+   * @param {HTMLElement} box
+   */
+  watchClicks(box) {
+    /** @type {{x: number, y: number} | null} */
+    let down = null;
+    box.addEventListener('pointerdown', (event) => { down = { x: event.clientX, y: event.clientY }; });
+    box.addEventListener('click', (event) => {
+      if (!down || Math.hypot(event.clientX - down.x, event.clientY - down.y) > 4) return;
+      const hit = this.hitTimeline(event);
+      if (!hit) return;
+      const i = hit.op ? this.index?.rows[hit.stage].indexOf(hit.op) ?? -1 : -1;
+      this.select(i >= 0 ? { stage: hit.stage, i } : null);
+    });
+  }
+
+  /**
+   * The stage and operation under a pointer on the timeline, or null outside the rows.
+   * @param {MouseEvent} event
+   * @returns {{stage: number, t: number, op: TimelineOp | null} | null}
+   */
+  hitTimeline(event) {
+    const result = this.result;
+    const index = this.index;
+    const at = this.local(this.boxes.timeline, event);
+    if (!result || !index || !at) return null;
+    const layout = this.timelineLayout(at.width);
+    const stage = Math.floor((at.y - layout.top) / (layout.rowHeight + layout.rowGap));
+    const [a, b] = this.currentWindow();
+    const t = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
+    if (stage < 0 || stage >= result.stages.length || at.x < layout.x0 || at.x > layout.x1 || t > result.step_time_ms) return null;
+    return { stage, t, op: opAt(index, stage, t) };
   }
 
   clearHover() {

@@ -87,6 +87,22 @@ export function opAt(index, stage, t) {
 }
 
 /**
+ * The position in a stage's row of the operation nearest to time t (running at t, else the closest one).
+ * @param {TimelineIndex} index
+ * @param {number} stage
+ * @param {number} t
+ * @returns {number} -1 when the stage has no operation
+ */
+export function nearestOp(index, stage, t) {
+  const row = index.rows[stage] ?? [];
+  if (row.length === 0) return -1;
+  const i = firstEndingAfter(row, t);
+  if (i >= row.length) return row.length - 1;
+  if (row[i].start_ms <= t || i === 0) return i;
+  return t - row[i - 1].end_ms <= row[i].start_ms - t ? i - 1 : i;
+}
+
+/**
  * The idle interval of a stage around time t (between the operations before and after it).
  * @param {TimelineIndex} index
  * @param {number} stage
@@ -109,7 +125,8 @@ const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: pal
 
 /**
  * @typedef {{width: number, height?: number, palette: Palette, window: [number, number], pp: number, vpp: number,
- *            truncated?: {operations: number, limit: number} | null}} TimelineOptions
+ *            truncated?: {operations: number, limit: number} | null, selected?: TimelineOp | null}} TimelineOptions
+ * selected: the operation picked by click or keyboard, outlined
  */
 
 /**
@@ -117,7 +134,7 @@ const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: pal
  * @param {TimelineOptions} options
  * @returns {SVGSVGElement}
  */
-export function renderTimeline(index, { width, height, palette, window, pp, vpp, truncated = null }) {
+export function renderTimeline(index, { width, height, palette, window, pp, vpp, truncated = null, selected = null }) {
   const layout = timelineLayout(width, pp, height);
   const { x0, x1, top, rowHeight, rowGap, plotBottom } = layout;
   const [t0, t1] = window;
@@ -254,6 +271,13 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     }
   }
   root.append(boxes);
+  if (selected && selected.end_ms > t0 && selected.start_ms < t1) {
+    const y = top + selected.stage * (rowHeight + rowGap);
+    const xa = Math.max(x0 - 2, x(selected.start_ms));
+    const xb = Math.min(x1 + 2, x(selected.end_ms));
+    root.append(s('rect', { x: xa - 1.5, y: y - 1.5, width: Math.max(1, xb - xa) + 3, height: rowHeight + 3, fill: 'none',
+      stroke: palette.highlight, 'stroke-width': 2, class: 'selected-op', 'pointer-events': 'none' }));
+  }
 
   // The step time.
   const stepX = x(index.stepTime);
