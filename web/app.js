@@ -32,6 +32,7 @@ import { attachPartitionDrag } from './js/views/partition-drag.js';
 import { TimeViews } from './js/views/timeline-view.js';
 import { candidateLabel } from './js/views/pareto.js';
 import { num, count } from './js/format.js';
+import { attachJumpLinks } from './js/jump-links.js';
 
 // ---- the parts ---------------------------------------------------------------------------------------------------
 const form = byId('controls-form', HTMLFormElement);
@@ -175,6 +176,7 @@ window.addEventListener('hashchange', () => {
   if (isStateLink(location.hash)) loadFromLink(location.hash, 'The page keeps what it shows.');
 });
 
+attachJumpLinks(document);
 attachSharePanel({ getState: () => store.state, getName: () => store.info.name });
 attachExportPanel({
   call: (command, request) => engine.call(command, request),

@@ -1,4 +1,5 @@
-// Screenshots of the main views, light and dark, for people to look at: build/screenshots/*.png. The test
+// Screenshots of the main views, light and dark, on a desktop, a phone and in an embed, for people to look at:
+// build/screenshots/*.png. The test
 // checks that each was written and that the page had no problem while drawing them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,14 @@ for (const scheme of /** @type {const} */ (['light', 'dark'])) {
     await page.click('label:has(> input[name="partition"][value="even"])');
     await waitForState(page);
     await shot('stage-loads-over-limit', page.locator('.view[data-view="stage-loads"]'));
+    // On a phone: the top of the page, and the results after the jump bar's "Results".
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(site.url);
+    await waitForState(page);
+    await shot('phone', null);
+    await page.click('nav.jump-bar a[href="#results"]');
+    await page.waitForFunction(() => document.activeElement?.id === 'results');
+    await shot('phone-results', null);
     // Embedded, in a small frame.
     await page.setViewportSize({ width: 900, height: 480 });
     await page.goto(`${site.url}?embed=1&view=timeline,memory`);

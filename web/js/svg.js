@@ -165,22 +165,51 @@ export function axisLeft(scale, { x, gridRight, title, palette, count = 5, forma
  * @typedef {{label: string, color: string, kind?: 'box' | 'line' | 'dash' | 'hatch' | 'ring' | 'cross' | 'dot', opacity?: number}} LegendItem
  */
 
+/** Height of one legend line. */
+export const LEGEND_LINE = 18;
+
 /**
- * A one-line legend starting at (x, y); wraps to further lines past maxWidth. Returns the group and its height.
+ * Where each legend item goes (offsets from the legend's start), wrapping to a new line past maxWidth.
+ * @param {{label: string}[]} items
+ * @param {number} maxWidth
+ * @returns {{places: {dx: number, dy: number}[], height: number}}
+ */
+function legendPlaces(items, maxWidth) {
+  let dx = 0;
+  let dy = 0;
+  const places = items.map((item) => {
+    const width = 18 + textWidth(item.label, 11) + 14;
+    if (dx > 0 && dx + width > maxWidth) {
+      dx = 0;
+      dy += LEGEND_LINE;
+    }
+    const place = { dx, dy };
+    dx += width;
+    return place;
+  });
+  return { places, height: dy + LEGEND_LINE };
+}
+
+/**
+ * The height a legend of these items takes at this width (charts lay out around it before drawing it).
+ * @param {{label: string}[]} items
+ * @param {number} maxWidth
+ * @returns {number}
+ */
+export const legendHeight = (items, maxWidth) => legendPlaces(items, maxWidth).height;
+
+/**
+ * A legend starting at (x, y); wraps to further lines past maxWidth. Returns the group and its height.
  * @param {LegendItem[]} items
  * @param {{x: number, y: number, maxWidth: number, palette: Palette}} options
  * @returns {{node: SVGElement, height: number}}
  */
 export function legend(items, { x, y, maxWidth, palette }) {
   const group = s('g', { class: 'legend', 'font-size': 11, fill: palette.text });
-  let cx = x;
-  let cy = y;
-  for (const item of items) {
-    const width = 18 + textWidth(item.label, 11) + 14;
-    if (cx > x && cx + width > x + maxWidth) {
-      cx = x;
-      cy += 18;
-    }
+  const { places, height } = legendPlaces(items, maxWidth);
+  items.forEach((item, i) => {
+    const cx = x + places[i].dx;
+    const cy = y + places[i].dy;
     const kind = item.kind ?? 'box';
     if (kind === 'line' || kind === 'dash') {
       group.append(s('line', { x1: cx, x2: cx + 14, y1: cy + 6, y2: cy + 6, stroke: item.color, 'stroke-width': 2,
@@ -197,9 +226,45 @@ export function legend(items, { x, y, maxWidth, palette }) {
       group.append(s('rect', { x: cx, y: cy, width: 14, height: 12, rx: 2, fill: item.color, 'fill-opacity': item.opacity ?? null }));
     }
     group.append(text(cx + 19, cy + 10, item.label));
-    cx += width;
+  });
+  return { node: group, height };
+}
+
+/**
+ * Words of a title or caption put on lines no wider than maxWidth (a word longer than that has a line of its own).
+ * @param {string} content
+ * @param {number} maxWidth
+ * @param {number} fontSize
+ * @returns {string[]}
+ */
+export function wrapLines(content, maxWidth, fontSize) {
+  /** @type {string[]} */
+  const lines = [];
+  let line = '';
+  for (const word of content.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && textWidth(next, fontSize) > maxWidth) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
   }
-  return { node: group, height: cy - y + 18 };
+  if (line || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/**
+ * Text on several lines (a tspan each) from (x, y), the first line's baseline at y.
+ * @param {number} x
+ * @param {number} y
+ * @param {string[]} lines
+ * @param {number} lineHeight
+ * @param {Attributes} [attributes]
+ * @returns {SVGElement}
+ */
+export function textLines(x, y, lines, lineHeight, attributes = {}) {
+  return s('text', { x, y, ...attributes }, lines.map((line, i) => s('tspan', { x, dy: i === 0 ? 0 : lineHeight }, [line])));
 }
 
 /**

@@ -4,7 +4,7 @@
 
 /** @import {EstimateResult} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
-import { s, text, linear, niceMax, axisLeft, legend, chartRoot } from '../svg.js';
+import { s, text, textLines, wrapLines, linear, niceMax, axisLeft, legend, legendHeight, chartRoot } from '../svg.js';
 import { el } from '../dom.js';
 import { ms, mib, num, percent, signed } from '../format.js';
 
@@ -51,36 +51,44 @@ export function renderCompare(a, b, { width, height: fit, palette }) {
   const left = 62;
   const right = 16;
   const gap = 70;
-  const top = 58;
-  const panelHeight = fit ? Math.max(90, narrow ? (fit - top - 150) / 2 : fit - top - 70) : 190;
   const panelWidth = narrow ? width - left - right : (width - left - right - gap) / 2;
-  const height = narrow ? top + 2 * (panelHeight + 60) + 30 : top + panelHeight + 70;
-  const root = chartRoot({ id: 'compare', width, height, palette, label: `Comparison of ${a.label} and ${b.label}` });
   const g = gains(a.result, b.result);
   const colorA = palette.otherStatic;
   const colorB = palette.forward;
 
-  const headline = `Step time ${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})` +
-    ` · largest peak ${num(g.peakA)} → ${num(g.peakB)} MiB (${signed(g.peak, mib)})`;
-  root.append(text(left, 20, headline, { 'font-size': 12.5, 'font-weight': 600, fill: palette.text }));
-  root.append(legend([
+  // The headline, the legend and the panel titles wrap to the width (phones, narrow embeds); the panels start below
+  // whatever they take.
+  const headline = wrapLines(`Step time ${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})` +
+    ` · largest peak ${num(g.peakA)} → ${num(g.peakB)} MiB (${signed(g.peak, mib)})`, width - left - right, 12.5);
+  /** @type {import('../svg.js').LegendItem[]} */
+  const legendItems = [
     { label: `A: ${a.label}`, color: colorA },
     { label: `B: ${b.label}`, color: colorB },
     { label: 'limit', color: palette.limit, kind: 'dash' },
-  ], { x: left, y: 30, maxWidth: width - left - right, palette }).node);
+  ];
+  const legendTop = 20 + (headline.length - 1) * 16 + 10;
+  const top = legendTop + legendHeight(legendItems, width - left - right) + 10;
+  const titles = ['Compute per micro batch (forward + backward + recompute)', 'Peak memory'].map((title) => wrapLines(title, panelWidth, 12));
+  const titleLines = Math.max(...titles.map((lines) => lines.length));
+  const plotOffset = 14 + (titleLines - 1) * 15;
+  const panelHeight = fit ? Math.max(90, narrow ? (fit - top - 150) / 2 : fit - top - 70) : 190 + plotOffset - 14;
+  const height = narrow ? top + 2 * (panelHeight + 60) + 30 : top + panelHeight + 70;
+  const root = chartRoot({ id: 'compare', width, height, palette, label: `Comparison of ${a.label} and ${b.label}` });
+  root.append(textLines(left, 20, headline, 16, { 'font-size': 12.5, 'font-weight': 600, fill: palette.text }));
+  root.append(legend(legendItems, { x: left, y: legendTop, maxWidth: width - left - right, palette }).node);
 
   const pp = Math.max(a.result.stages.length, b.result.stages.length);
   const panels = [
-    { title: 'Compute per micro batch (forward + backward + recompute)', unit: 'time (ms)', value: compute, fmt: ms, x: left, y: top },
-    { title: 'Peak memory', unit: 'memory (MiB)', value: (/** @type {import('../types.js').StageResult} */ st) => st.memory.peak_mib, fmt: mib,
+    { title: titles[0], unit: 'time (ms)', value: compute, fmt: ms, x: left, y: top },
+    { title: titles[1], unit: 'memory (MiB)', value: (/** @type {import('../types.js').StageResult} */ st) => st.memory.peak_mib, fmt: mib,
       x: narrow ? left : left + panelWidth + gap, y: narrow ? top + panelHeight + 60 : top },
   ];
   const limit = b.result.stages[0]?.memory.limit_mib ?? a.result.stages[0]?.memory.limit_mib;
   panels.forEach((panel, p) => {
     const values = [...a.result.stages, ...b.result.stages].map(panel.value);
     const max = niceMax(Math.max(...values, p === 1 && limit ? limit : 0) * 1.05);
-    const y = linear([0, max], [panel.y + panelHeight, panel.y + 14]);
-    root.append(text(panel.x, panel.y + 6, panel.title, { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
+    const y = linear([0, max], [panel.y + panelHeight, panel.y + plotOffset]);
+    root.append(textLines(panel.x, panel.y + 6, panel.title, 15, { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
     root.append(axisLeft(y, { x: panel.x, gridRight: panel.x + panelWidth, title: panel.unit, palette, format: num, count: 4, titleOffset: 50 }));
     const slot = panelWidth / Math.max(1, pp);
     const bar = Math.max(1.5, Math.min(24, slot * 0.36));

@@ -6,7 +6,7 @@
 /** @import {EstimateResult, StageResult} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
 /** @import {ModelInfo} from '../model.js' */
-import { s, text, textWidth, linear, niceMax, axisLeft, legend, chartRoot } from '../svg.js';
+import { s, text, textWidth, linear, niceMax, axisLeft, legend, legendHeight, chartRoot } from '../svg.js';
 import { ms, mib, mibLong, num, count } from '../format.js';
 
 export const STRIP_TOP = 34;
@@ -77,26 +77,36 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
   const stages = result.stages;
   const pp = stages.length;
   const narrow = width < 620;
-  const stripArea = STRIP_TOP + STRIP_HEIGHT + 34;
-  const panelTop = stripArea + 22;
-  const legendRows = narrow ? 2 : 1;
-  const panelHeight = fit
-    ? Math.max(90, narrow ? (fit - panelTop - 200) / 2 : fit - panelTop - 60 - legendRows * 20 - 10)
-    : 210;
-  const narrowGap = 110;
-  const height = narrow ? panelTop + 2 * panelHeight + narrowGap + 90 : panelTop + panelHeight + 50 + legendRows * 20 + 10;
-  const root = chartRoot({ id: 'stage-loads', width, height, palette, interactive: true,
-    label: `Stage loads of ${pp} pipeline stages: compute time per micro batch and memory at the peak` });
+  const strip = stripText(result, width, stageLayers);
+  const panelTop = strip.top + STRIP_HEIGHT + 56;
 
-  root.append(renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary }));
-
-  // Two panels side by side (or stacked when narrow).
+  // Two panels side by side (or stacked when narrow), each with its legend below, wrapped to the panel's width.
   const gap = 70;
   const panelWidth = narrow ? width - MARGIN_LEFT - MARGIN_RIGHT : (width - MARGIN_LEFT - MARGIN_RIGHT - gap) / 2;
+  const timeItems = timeParts(stages[0] ?? /** @type {any} */ ({ time: {} }), palette).map((p) => ({ label: p.label, color: p.color }));
+  const memoryItems = [...memoryParts(stages[0] ?? /** @type {any} */ ({ memory: {} }), palette)
+    .map((p) => ({ label: p.label, color: p.color, kind: /** @type {const} */ ('box') })),
+  { label: 'limit', color: palette.limit, kind: /** @type {const} */ ('dash') }];
+  const timeLegendHeight = legendHeight(timeItems, panelWidth);
+  const memoryLegendHeight = legendHeight(memoryItems, panelWidth);
+  // Below a panel: its axis title, then its legend.
+  const belowTime = 42 + timeLegendHeight + 8;
+  const belowMemory = 42 + memoryLegendHeight + 8;
+  const memoryTitleSpace = 26;
+  let panelHeight = 210;
+  if (fit) {
+    panelHeight = narrow ? Math.max(90, (fit - panelTop - belowTime - memoryTitleSpace - belowMemory) / 2)
+      : Math.max(90, fit - panelTop - Math.max(belowTime, belowMemory));
+  }
   const timeX = MARGIN_LEFT;
   const memoryX = narrow ? MARGIN_LEFT : MARGIN_LEFT + panelWidth + gap;
   const timeTop = panelTop;
-  const memoryTop = narrow ? panelTop + panelHeight + narrowGap : panelTop;
+  const memoryTop = narrow ? panelTop + panelHeight + belowTime + memoryTitleSpace : panelTop;
+  const height = narrow ? memoryTop + panelHeight + belowMemory : panelTop + panelHeight + Math.max(belowTime, belowMemory);
+  const root = chartRoot({ id: 'stage-loads', width, height, palette, interactive: true,
+    label: `Stage loads of ${pp} pipeline stages: compute time per micro batch and memory at the peak` });
+
+  root.append(renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary }, strip));
 
   const timeMax = niceMax(Math.max(...stages.map((st) => timeParts(st, palette).reduce((a, p) => a + p.value, 0)), 0));
   const limit = stages[0]?.memory.limit_mib;
@@ -166,14 +176,27 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
     root.append(text(memoryX + panelWidth - 4, y - 5, label, { 'text-anchor': 'end', 'font-size': 10.5, fill: palette.limit, 'font-weight': 600 }));
   }
 
-  const timeLegend = legend(timeParts(stages[0] ?? /** @type {any} */ ({ time: {} }), palette).map((p) => ({ label: p.label, color: p.color })),
-    { x: timeX, y: timeTop + panelHeight + 42, maxWidth: panelWidth, palette });
-  const memoryLegendItems = memoryParts(stages[0] ?? /** @type {any} */ ({ memory: {} }), palette)
-    .map((p) => ({ label: p.label, color: p.color, kind: /** @type {const} */ ('box') }));
-  const memoryLegend = legend([...memoryLegendItems, { label: 'limit', color: palette.limit, kind: 'dash' }],
-    { x: memoryX, y: memoryTop + panelHeight + 42, maxWidth: panelWidth, palette });
+  const timeLegend = legend(timeItems, { x: timeX, y: timeTop + panelHeight + 42, maxWidth: panelWidth, palette });
+  const memoryLegend = legend(memoryItems, { x: memoryX, y: memoryTop + panelHeight + 42, maxWidth: panelWidth, palette });
   root.append(timeLegend.node, memoryLegend.node);
   return root;
+}
+
+/**
+ * The strip's title and caption, and where the strip starts: the caption goes on a line of its own under the title
+ * when both do not fit on one (phones).
+ * @param {EstimateResult} result
+ * @param {number} width
+ * @param {number[] | null} stageLayers
+ * @returns {{title: string, caption: string, wraps: boolean, top: number}}
+ */
+function stripText(result, width, stageLayers) {
+  const total = (stageLayers ?? result.stage_layers).reduce((a, b) => a + b, 0);
+  const { x0, x1 } = stripBounds(width);
+  const title = 'Layers per virtual stage';
+  const caption = `${count(total)} layers · drag a boundary to move layers`;
+  const wraps = textWidth(title, 12) + textWidth(caption, 11) + 16 > x1 - x0;
+  return { title, caption, wraps, top: STRIP_TOP + (wraps ? 14 : 0) };
 }
 
 /**
@@ -181,17 +204,19 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
  * progress), it shows those counts instead of the result's.
  * @param {EstimateResult} result
  * @param {StageLoadsOptions} options
+ * @param {{title: string, caption: string, wraps: boolean, top: number}} text the strip's text and top (stripText)
  * @returns {SVGElement}
  */
-function renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary = 0 }) {
+function renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary = 0 }, { title, caption, wraps, top }) {
   const layers = stageLayers ?? result.stage_layers;
   const total = layers.reduce((a, b) => a + b, 0) || 1;
   const pp = result.stages.length || 1;
   const { x0, x1 } = stripBounds(width);
   const x = linear([0, total], [x0, x1]);
   const group = s('g', { class: 'partition-strip' });
-  group.append(text(x0, STRIP_TOP - 12, 'Layers per virtual stage', { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
-  group.append(text(x1, STRIP_TOP - 12, `${count(total)} layers · drag a boundary to move layers`, { 'text-anchor': 'end', 'font-size': 11, fill: palette.muted }));
+  group.append(text(x0, top - (wraps ? 26 : 12), title, { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
+  group.append(wraps ? text(x0, top - 10, caption, { 'font-size': 11, fill: palette.muted })
+    : text(x1, top - 12, caption, { 'text-anchor': 'end', 'font-size': 11, fill: palette.muted }));
   let begin = 0;
   layers.forEach((n, v) => {
     const physical = v % pp;
@@ -202,23 +227,23 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging, acti
       ? `${info.layerNames[begin]}${n > 1 ? ` … ${info.layerNames[begin + n - 1]}` : ''}` : '';
     const tip = [`Virtual stage ${v} on stage ${physical}`, `layers ${begin}–${begin + n - 1} (${count(n)})`];
     if (names) tip.push(names);
-    group.append(s('rect', { x: xa, y: STRIP_TOP, width: Math.max(0, xb - xa), height: STRIP_HEIGHT, fill: color, 'fill-opacity': 0.28,
+    group.append(s('rect', { x: xa, y: top, width: Math.max(0, xb - xa), height: STRIP_HEIGHT, fill: color, 'fill-opacity': 0.28,
       stroke: color, 'stroke-width': 1, 'data-virtual-stage': v, 'data-tip': tip.join('\n') }));
     const label = pp < layers.length ? `${v}·s${physical}: ${n}` : `s${v}: ${n}`;
     if (textWidth(label, 11) + 6 < xb - xa) {
-      group.append(text((xa + xb) / 2, STRIP_TOP + STRIP_HEIGHT / 2 + 4, label, { 'text-anchor': 'middle', 'font-size': 11, fill: palette.text, 'pointer-events': 'none' }));
+      group.append(text((xa + xb) / 2, top + STRIP_HEIGHT / 2 + 4, label, { 'text-anchor': 'middle', 'font-size': 11, fill: palette.text, 'pointer-events': 'none' }));
     } else if (textWidth(String(n), 10) + 2 < xb - xa) {
-      group.append(text((xa + xb) / 2, STRIP_TOP + STRIP_HEIGHT / 2 + 4, String(n), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.text, 'pointer-events': 'none' }));
+      group.append(text((xa + xb) / 2, top + STRIP_HEIGHT / 2 + 4, String(n), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.text, 'pointer-events': 'none' }));
     }
     begin += n;
   });
   // Layer index ticks under the strip.
   const step = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000].find((k) => (x1 - x0) / (total / k) >= 40) ?? 100000;
   for (let i = 0; i <= total; i += step) {
-    group.append(s('line', { x1: x(i), x2: x(i), y1: STRIP_TOP + STRIP_HEIGHT, y2: STRIP_TOP + STRIP_HEIGHT + 4, stroke: palette.axis }));
-    group.append(text(x(i), STRIP_TOP + STRIP_HEIGHT + 15, String(i), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.muted }));
+    group.append(s('line', { x1: x(i), x2: x(i), y1: top + STRIP_HEIGHT, y2: top + STRIP_HEIGHT + 4, stroke: palette.axis }));
+    group.append(text(x(i), top + STRIP_HEIGHT + 15, String(i), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.muted }));
   }
-  group.append(text(x0 - 8, STRIP_TOP + STRIP_HEIGHT + 15, 'layer', { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted }));
+  group.append(text(x0 - 8, top + STRIP_HEIGHT + 15, 'layer', { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted }));
   // Boundary handles, between virtual stage v and v + 1: one composite widget with one tab stop (roving tabindex);
   // js/views/partition-drag.js moves the focus between them and the layers across them.
   const boundaries = s('g', { class: 'boundaries', role: 'group', 'aria-label': `Stage boundaries: ${layers.length - 1}. ` +
@@ -235,8 +260,8 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging, acti
       'aria-valuenow': end, 'aria-valuemin': low, 'aria-valuemax': high,
       'aria-valuetext': `${count(end)} layers before it: virtual stage ${v} has ${count(layers[v])}, virtual stage ${v + 1} has ${count(layers[v + 1])}`,
       'data-tip': `Boundary after layer ${end - 1}\ndrag, or focus and use ← → (Page Up/Down, Home/End); ↑ ↓ for the other boundaries` }, [
-      s('rect', { x: hx - 7, y: STRIP_TOP - 6, width: 14, height: STRIP_HEIGHT + 12, fill: 'transparent', class: 'boundary-hit' }),
-      s('rect', { x: hx - 2.5, y: STRIP_TOP - 5, width: 5, height: STRIP_HEIGHT + 10, rx: 2, fill: active ? palette.limit : palette.text, class: 'boundary-handle' }),
+      s('rect', { x: hx - 7, y: top - 6, width: 14, height: STRIP_HEIGHT + 12, fill: 'transparent', class: 'boundary-hit' }),
+      s('rect', { x: hx - 2.5, y: top - 5, width: 5, height: STRIP_HEIGHT + 10, rx: 2, fill: active ? palette.limit : palette.text, class: 'boundary-handle' }),
     ]));
   }
   group.append(boundaries);

@@ -7,7 +7,7 @@
 /** @import {Palette} from '../theme.js' */
 /** @import {Tooltip} from '../tooltip.js' */
 /** @import {TimeWindow} from './time-zoom.js' */
-import { indexTimeline, renderTimeline, timelineLayout, opAt, idleAround, nearestOp } from './timeline.js';
+import { indexTimeline, renderTimeline, timelineLayout, timelineLegendHeight, opAt, idleAround, nearestOp } from './timeline.js';
 import { renderMemory, memoryLayout, memoryLegendRows, levelAt } from './memory.js';
 import { attachTimeZoom, clampWindow, zoomWindow } from './time-zoom.js';
 import { ms, mib, num } from '../format.js';
@@ -95,7 +95,8 @@ export class TimeViews {
 
   /** @param {number} width */
   timelineLayout(width) {
-    return timelineLayout(width, this.result?.stages.length ?? 1, this.height(this.boxes.timeline));
+    return timelineLayout(width, this.result?.stages.length ?? 1, this.height(this.boxes.timeline),
+      timelineLegendHeight(width, this.index?.hasW ?? false, this.result?.vpp_degree ?? 1));
   }
 
   /** @param {number} width */

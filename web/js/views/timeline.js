@@ -6,7 +6,7 @@
 
 /** @import {TimelineOp} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
-import { s, text, textWidth, linear, axisBottom, legend, chartRoot, hatchPattern } from '../svg.js';
+import { s, text, textWidth, linear, axisBottom, legend, legendHeight, chartRoot, hatchPattern, LEGEND_LINE } from '../svg.js';
 import { ms, num } from '../format.js';
 import { textOn } from '../theme.js';
 
@@ -39,19 +39,46 @@ export function indexTimeline(ops, pp, stepTime) {
 }
 
 /**
+ * The legend's entries: what each colour or mark means, by palette key.
+ * @param {boolean} hasW
+ * @param {number} vpp
+ * @returns {{label: string, key: 'forward' | 'backward' | 'weight' | 'highlight', kind?: 'hatch' | 'dash', opacity?: number}[]}
+ */
+function legendEntries(hasW, vpp) {
+  return [
+    { label: 'F forward', key: 'forward' },
+    { label: 'B backward', key: 'backward' },
+    ...(hasW ? [{ label: 'W weight gradient', key: /** @type {const} */ ('weight') }] : []),
+    { label: 'idle (bubble)', key: 'forward', kind: 'hatch' },
+    { label: 'step time', key: 'highlight', kind: 'dash' },
+    ...(vpp > 1 ? [{ label: 'faded: later model chunk', key: /** @type {const} */ ('forward'), opacity: 0.7 }] : []),
+  ];
+}
+
+/**
+ * The height of the timeline's legend at a width (it wraps on narrow screens).
+ * @param {number} width
+ * @param {boolean} hasW
+ * @param {number} vpp
+ */
+export const timelineLegendHeight = (width, hasW, vpp) => legendHeight(legendEntries(hasW, vpp), width - MARGIN_LEFT - MARGIN_RIGHT);
+
+/**
  * Rows get a height by the number of stages, or fill `height` when given (embedded charts fit their frame).
  * @param {number} width
  * @param {number} pp
  * @param {number} [height]
+ * @param {number} [legendSpace] the legend's height (timelineLegendHeight)
  * @returns {TimelineLayout}
  */
-export function timelineLayout(width, pp, height) {
+export function timelineLayout(width, pp, height, legendSpace = LEGEND_LINE) {
   const rowGap = pp <= 32 ? 4 : 1;
+  const below = 46 + legendSpace;
   const rowHeight = height
-    ? Math.max(3, Math.min(44, (height - TOP - 64) / pp - rowGap))
+    ? Math.max(3, Math.min(44, (height - TOP - below) / pp - rowGap))
     : pp <= 8 ? 28 : pp <= 16 ? 20 : pp <= 32 ? 12 : pp <= 64 ? 7 : 4;
   const plotBottom = TOP + pp * (rowHeight + rowGap);
-  return { x0: MARGIN_LEFT, x1: width - MARGIN_RIGHT, top: TOP, rowHeight, rowGap, plotBottom, height: plotBottom + 64 };
+  return { x0: MARGIN_LEFT, x1: width - MARGIN_RIGHT, top: TOP, rowHeight, rowGap, plotBottom, height: plotBottom + below };
 }
 
 /**
@@ -135,7 +162,7 @@ const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: pal
  * @returns {SVGSVGElement}
  */
 export function renderTimeline(index, { width, height, palette, window, pp, vpp, truncated = null, selected = null }) {
-  const layout = timelineLayout(width, pp, height);
+  const layout = timelineLayout(width, pp, height, timelineLegendHeight(width, index.hasW, vpp));
   const { x0, x1, top, rowHeight, rowGap, plotBottom } = layout;
   const [t0, t1] = window;
   const x = linear([t0, t1], [x0, x1]);
@@ -301,15 +328,8 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     root.append(text(x0, top - 12, `${num(visible)} operations in view: each pixel column shows the share of time in F, B and W; zoom in for single boxes`, { 'font-size': 11, fill: palette.muted }));
   }
 
-  /** @type {import('../svg.js').LegendItem[]} */
-  const items = [
-    { label: 'F forward', color: palette.forward },
-    { label: 'B backward', color: palette.backward },
-  ];
-  if (index.hasW) items.push({ label: 'W weight gradient', color: palette.weight });
-  items.push({ label: 'idle (bubble)', color: 'url(#timeline-hatch)', kind: 'hatch' });
-  items.push({ label: 'step time', color: palette.highlight, kind: 'dash' });
-  if (vpp > 1) items.push({ label: 'faded: later model chunk', color: palette.forward, opacity: 0.7 });
+  const items = legendEntries(index.hasW, vpp).map(({ label, key, kind, opacity }) =>
+    ({ label, kind, opacity, color: kind === 'hatch' ? 'url(#timeline-hatch)' : palette[key] }));
   root.append(legend(items, { x: x0, y: plotBottom + 42, maxWidth: x1 - x0, palette }).node);
   return root;
 }
