@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "balance_budget.hpp"
@@ -67,102 +68,237 @@ std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table tabl
   return notes;
 }
 
+// Whether the bounds prove the optimum under the schedule (docs/ppb.md, why the result is optimal).
+bool bounds_prove(const PipelineShape& shape) {
+  return shape.vpp_degree == 1 && (shape.schedule == Schedule::gpipe || shape.schedule == Schedule::one_f_one_b);
+}
+
 }  // namespace
 
-BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options) {
-  const BalanceProblem problem(model, device, shape, options);
-  Budget budget(options);
-  FrontierCache frontiers(problem, budget);
-  StageRecompute recompute(problem, frontiers, budget);
-  StageBounds bounds(problem);
-  SuffixBound suffix(problem, recompute, frontiers, bounds);
-  BalanceResult result;
-  // Runs one phase, which says whether it ran to its end, and records it.
-  auto phase = [&](const char* name, auto&& run) {
-    BalancePhase record{name, budget.elapsed_ms(), 0, false};
-    record.complete = run();
-    record.end_ms = budget.elapsed_ms();
-    result.phases.push_back(record);
-    return record.complete;
-  };
+struct Balancer::Impl {
+  enum class Phase { least_over, exact_table, relaxed_table, incumbents, search, done };
 
-  // Whether any plan fits: the plan over the limit by the least (every layer on its most-saving
-  // recompute) decides it in O(V L) before any search; when it fits it is an incumbent too.
-  std::optional<LeastOver> over;
-  if (problem.limit < kInf && problem.V == problem.pp)
-    phase("least over", [&] {
-      over = least_over(problem, budget);
-      return over.has_value();
-    });
-  const double rounding_mib = 1e-7 * std::max({1.0, std::fabs(problem.limit), problem.prefix_static.back()});
-  if (over && over->overshoot_mib > rounding_mib) {
-    result.plan = least_over_plan(problem, over->ends);
-    result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan that "
-                           "exceeds it least");
-    return result;
+  Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
+      : problem(model, device, shape, options),
+        budget(options),
+        frontiers(problem, budget),
+        recompute(problem, frontiers, budget),
+        bounds(problem),
+        suffix(problem, recompute, frontiers, bounds),
+        search(problem, recompute, frontiers, bounds, suffix, budget) {
+    // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
+    // and a memory limit.
+    if (problem.limit < kInf && problem.V == problem.pp) sweep.emplace(problem);
+    else phase = Phase::exact_table;
   }
 
-  // The bound table with exact recompute gets half of what is left of the time budget; when it
-  // cannot finish, the relaxed table (recompute time left out, still a lower bound) gets the rest,
-  // and when even that cannot finish the search runs on its per-stage bounds alone.
+  void run_phases();
+  void finish(bool stopped);
+  [[nodiscard]] BalanceProgress progress() const;
+  [[nodiscard]] double proven_bound() const;
+  // Records the phase that starts (once) and the one that ends.
+  void open_phase(const char* name) {
+    if (!record) record = BalancePhase{name, budget.elapsed_ms(), 0, false};
+  }
+  void close_phase(bool complete) {
+    record->end_ms = budget.elapsed_ms();
+    record->complete = complete;
+    result.phases.push_back(*record);
+    record.reset();
+  }
+
+  BalanceProblem problem;
+  Budget budget;
+  FrontierCache frontiers;
+  StageRecompute recompute;
+  StageBounds bounds;
+  SuffixBound suffix;
+  BranchAndBound search;
+  std::optional<LeastOverSweep> sweep;
+  std::optional<LeastOver> over;  // the plan over the limit by the least, when known
+  Phase phase = Phase::least_over;
   Table table = Table::exact;
-  const double half_ms = (budget.elapsed_ms() + options.time_budget_ms) / 2;
-  if (!options.exact_bound_table || !phase("exact bound table", [&] { return suffix.build(true, half_ms, budget); })) {
-    table = Table::relaxed;
-    if (!phase("relaxed bound table", [&] { return suffix.build(false, options.time_budget_ms, budget); })) {
-      table = Table::none;
-      suffix.clear();
+  double half_ms = 0;       // the end of the exact table's share of the budget
+  double table_bound = 0;   // suffix(0, 0): what the table proves of every plan
+  std::optional<BalancePhase> record;  // the phase running
+  BalanceResult result;
+};
+
+void Balancer::Impl::run_phases() {
+  // Memory limit less reserved, up to which the least-over plan's overshoot is rounding.
+  const double rounding_mib = 1e-7 * std::max({1.0, std::fabs(problem.limit), problem.prefix_static.back()});
+  const BalanceOptions& options = problem.options;
+  while (phase != Phase::done) {
+    switch (phase) {
+      case Phase::least_over: {
+        open_phase("least over");
+        const PhaseStatus status = sweep->step(budget);
+        if (status == PhaseStatus::paused) return;
+        over = sweep->result();
+        close_phase(status == PhaseStatus::done && over.has_value());
+        // Memory is timing-free: when even this plan is over the limit, every plan is.
+        if (over && over->overshoot_mib > rounding_mib) {
+          result.plan = least_over_plan(problem, over->ends);
+          result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan "
+                                 "that exceeds it least");
+          phase = Phase::done;
+        } else {
+          phase = Phase::exact_table;
+        }
+        break;
+      }
+      // The bound table with exact recompute gets half of what is left of the time budget; when it
+      // cannot finish, the relaxed table (recompute time left out, still a lower bound) gets the
+      // rest, and when even that cannot finish the search runs on its per-stage bounds alone.
+      case Phase::exact_table: {
+        if (!options.exact_bound_table) {
+          phase = Phase::relaxed_table;
+          break;
+        }
+        if (!record) {
+          open_phase("exact bound table");
+          half_ms = (record->start_ms + options.time_budget_ms) / 2;
+          suffix.start(true, half_ms, record->start_ms);
+        }
+        const PhaseStatus status = suffix.step(budget);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        phase = status == PhaseStatus::done ? Phase::incumbents : Phase::relaxed_table;
+        break;
+      }
+      case Phase::relaxed_table: {
+        if (!record) {
+          open_phase("relaxed bound table");
+          table = Table::relaxed;
+          suffix.start(false, options.time_budget_ms, record->start_ms);
+        }
+        const PhaseStatus status = suffix.step(budget);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        if (status != PhaseStatus::done) {
+          table = Table::none;
+          suffix.clear();
+        }
+        phase = Phase::incumbents;
+        break;
+      }
+      // Incumbents: the plan the suffix bound is built from, the even split, and when neither fits
+      // the plan over the limit by the least, which fits.
+      case Phase::incumbents: {
+        open_phase("incumbents");
+        if (table != Table::none && suffix.at(0, 0) < kInf) search.try_plan(suffix.plan());
+        search.try_plan(problem.even_ends());
+        if (search.best_time() == kInf && over) search.try_plan(over->ends);
+        close_phase(true);
+        table_bound = suffix.at(0, 0);
+        search.start(table_bound);
+        phase = Phase::search;
+        break;
+      }
+      case Phase::search: {
+        open_phase("search");
+        const PhaseStatus status = search.step();
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        finish(false);
+        phase = Phase::done;
+        break;
+      }
+      case Phase::done: break;
     }
   }
+}
 
-  BranchAndBound search(problem, recompute, frontiers, bounds, suffix, budget);
-  // Incumbents: the plan the suffix bound is built from, the even split, and when neither fits the
-  // plan over the limit by the least, which fits.
-  phase("incumbents", [&] {
-    if (table != Table::none && suffix.at(0, 0) < kInf) search.try_plan(suffix.plan());
-    search.try_plan(problem.even_ends());
-    if (search.best_time() == kInf && over) search.try_plan(over->ends);
-    return true;
-  });
-  const double lower_bound = suffix.at(0, 0);
-  phase("search", [&] {
-    search.search();
-    return !budget.hit();
-  });
+// The lower bound the search has proven so far: the table's, or the least bound of the branches
+// still open, whichever is higher; at most the best time.
+double Balancer::Impl::proven_bound() const {
+  return std::min(std::max(table_bound, search.open_bound()), search.best_time());
+}
 
+// The answer from the state of the search: complete, or `stopped` before it finished.
+void Balancer::Impl::finish(bool stopped) {
+  const BalanceOptions& options = problem.options;
+  const PipelineShape& shape = problem.shape;
   result.nodes = budget.nodes();
   result.simulations = search.simulations();
   const double best = search.best_time();
+  const bool budget_hit = budget.hit() || stopped;
   if (best < kInf) {
     result.feasible = true;
     result.step_time_ms = best;
     result.plan = plan_of(problem, recompute, search.best_ends(), true);
-    const bool model_exact =
-        shape.vpp_degree == 1 && (shape.schedule == Schedule::gpipe || shape.schedule == Schedule::one_f_one_b);
-    const bool complete = !budget.hit() && !frontiers.thinned();
+    const bool model_exact = bounds_prove(shape);
+    const bool complete = !budget_hit && !frontiers.thinned();
     if (model_exact && complete) {
       result.proven_optimal = options.tolerance == 0;
       result.within_tolerance = options.tolerance;
       result.lower_bound_ms = best / (1.0 + options.tolerance);
     } else if (model_exact) {
-      result.lower_bound_ms = std::min(lower_bound, best);
+      result.lower_bound_ms = proven_bound();
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
     result.notes = why_not_exact(problem, table, budget.hit(), frontiers.thinned());
+    if (stopped) result.notes.push_back("the balance was stopped before it finished");
     if (model_exact && complete && options.tolerance > 0)
       result.notes.push_back("searched to within the requested tolerance of the optimum");
   } else {
-    // Here the search either ran out of budget or, with several chunks per stage (no least-over
-    // plan), ruled every plan out.
+    // Here the search either ran out of budget or was stopped, or, with several chunks per stage
+    // (no least-over plan), ruled every plan out.
     result.plan = least_over_plan(problem, over ? over->ends : problem.even_ends());
     const std::string which = over ? "this is the plan that exceeds it least"
                                    : "this is the even split with the most activation-saving recompute";
-    if (budget.hit())
+    if (budget_hit)
       result.notes.push_back("no plan that fits the memory limit was found within the search budget; " + which);
     else
       result.notes.push_back("no plan fits the memory limit with the recompute options allowed; " + which);
   }
-  return result;
+}
+
+BalanceProgress Balancer::Impl::progress() const {
+  static const char* const names[] = {"least over", "exact bound table", "relaxed bound table", "incumbents", "search",
+                                      "done"};
+  BalanceProgress out;
+  out.phase = names[static_cast<int>(phase)];
+  out.nodes = budget.nodes();
+  out.simulations = search.simulations();
+  out.finished = phase == Phase::done;
+  if (search.best_time() < kInf) out.incumbent_ms = search.best_time();
+  if (out.finished) {
+    if (result.within_tolerance) out.lower_bound_ms = result.lower_bound_ms;
+  } else if (phase == Phase::search && bounds_prove(problem.shape) && proven_bound() < kInf) {
+    out.lower_bound_ms = proven_bound();
+  }
+  return out;
+}
+
+Balancer::Balancer(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
+    : impl_(std::make_unique<Impl>(model, device, shape, options)) {}
+
+Balancer::~Balancer() = default;
+
+BalanceProgress Balancer::step(double slice_ms) {
+  impl_->budget.begin_slice(slice_ms);
+  impl_->run_phases();
+  impl_->budget.end_slice();
+  return impl_->progress();
+}
+
+BalanceProgress Balancer::progress() const { return impl_->progress(); }
+
+BalanceResult Balancer::result() {
+  if (impl_->phase != Impl::Phase::done) {
+    BalanceResult kept = impl_->result;
+    impl_->finish(true);
+    std::swap(kept, impl_->result);  // the balancer can still go on
+    return kept;
+  }
+  return impl_->result;
+}
+
+BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options) {
+  Balancer balancer(model, device, shape, options);
+  balancer.step(std::numeric_limits<double>::infinity());
+  return balancer.result();
 }
 
 Plan with_best_recompute(const Model& model, const Device& device, Plan plan, const std::vector<int>& recompute_options,

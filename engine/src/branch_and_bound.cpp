@@ -19,19 +19,80 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
   sim_in_.stage_tail_ms = p_.tail;
 }
 
-void BranchAndBound::dfs(int v, int a, double bound) {
-  if (budget_.node_out_of_budget(simulations_)) return;
+void BranchAndBound::start(double root_bound) {
+  stack_.clear();
+  stack_.push_back({0, 0, 0.0, root_bound});
+  stack_.reserve(static_cast<std::size_t>(p_.V));
+}
+
+PhaseStatus BranchAndBound::step() {
+  while (!stack_.empty()) {
+    if (budget_.hit()) return PhaseStatus::given_up;
+    Frame& f = stack_.back();
+    if (!f.expanded) {
+      f.expanded = true;
+      if (budget_.node_out_of_budget(simulations_)) return PhaseStatus::given_up;
+      expand(f);
+    } else {
+      const std::vector<Child>& children = children_[static_cast<std::size_t>(f.v)];
+      if (f.next == children.size() || children[f.next].priority >= cut()) {
+        finish_frame();
+      } else {
+        const Child child = children[f.next];
+        enter(f, child);
+        if (f.v == p_.V - 1) {
+          evaluate();
+          chunk_ranges_[static_cast<std::size_t>(f.v % p_.pp)].pop_back();
+          ++f.next;
+        } else {
+          stack_.push_back({f.v + 1, child.b, child.bound, child.priority});
+        }
+      }
+    }
+    if (budget_.slice_over() && !stack_.empty() && !budget_.hit()) return PhaseStatus::paused;
+  }
+  return PhaseStatus::done;
+}
+
+void BranchAndBound::finish_frame() {
+  stack_.pop_back();
+  if (stack_.empty()) return;
+  Frame& parent = stack_.back();
+  chunk_ranges_[static_cast<std::size_t>(parent.v % p_.pp)].pop_back();
+  ++parent.next;
+}
+
+double BranchAndBound::open_bound() const {
+  double bound = cut();
+  for (std::size_t depth = 0; depth < stack_.size(); ++depth) {
+    const Frame& f = stack_[depth];
+    if (!f.expanded || !f.scanned) {
+      bound = std::min(bound, f.floor);
+      continue;
+    }
+    // Children are in priority order; the one being searched is open in the frame above.
+    const std::vector<Child>& children = children_[static_cast<std::size_t>(f.v)];
+    const std::size_t open = depth + 1 < stack_.size() ? f.next + 1 : f.next;
+    if (open < children.size()) bound = std::min(bound, children[open].priority);
+  }
+  return bound;
+}
+
+// Lists the ends virtual stage f.v may take with their bounds, most promising first.
+void BranchAndBound::expand(Frame& f) {
   frontiers_.trim();
+  const int v = f.v, a = f.a;
+  const double bound = f.bound;
   const int s = v % p_.pp;
   const int chunk = v / p_.pp;
   const bool completes = chunk == p_.shape.vpp_degree - 1;
   auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
   const double pf = stage_pf_[static_cast<std::size_t>(s)];
   const double pb = stage_pb_[static_cast<std::size_t>(s)];
-  // The ends this stage may take; the loop stops where memory or the growing bound rules out every
-  // larger end.
+  // The loop stops where memory or the growing bound rules out every larger end.
   std::vector<Child>& children = children_[static_cast<std::size_t>(v)];  // one per depth, reused
   children.clear();
+  bool cut_short = false;  // by the budget
   if (p_.V == p_.pp) {  // one chunk per stage (ranges is empty): the stage is this range
     // What does not change with b is read once: stores to `children` would otherwise make the
     // compiler read every member again at each end.
@@ -42,7 +103,10 @@ void BranchAndBound::dfs(int v, int a, double bound) {
     const int first = p_.first_end(v, a);
     for (int b = first; b <= last; ++b) {
       // A node of a model with many layers scans many ends (and may build their frontiers).
-      if (((b - first) & 255) == 255 && budget_.tick(256)) break;
+      if (((b - first) & 255) == 255 && budget_.tick(256)) {
+        cut_short = true;
+        break;
+      }
       const double extra = recompute_.one_extra(chunk_memory, a, b);
       if (!(extra < kInf)) break;  // more layers only need more memory
       const Bounds term = bounds_.stage(s, pf, pb, a, b, extra);
@@ -52,7 +116,10 @@ void BranchAndBound::dfs(int v, int a, double bound) {
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
-      if (budget_.tick()) break;
+      if (budget_.tick()) {
+        cut_short = true;
+        break;
+      }
       ranges.emplace_back(a, b);
       double extra = 0;
       bool fits_memory = true;
@@ -77,30 +144,37 @@ void BranchAndBound::dfs(int v, int a, double bound) {
       if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   }
+  f.scanned = !cut_short;
   // Most promising first, so that good plans are found early and cut more.
   std::sort(children.begin(), children.end(), [](const Child& x, const Child& y) { return x.priority < y.priority; });
-  for (const Child& child : children) {
-    if (budget_.hit() || child.priority >= cut()) return;
-    const int b = child.b;
-    ranges.emplace_back(a, b);
-    if (completes) recompute_.stage_extra(s, ranges, &chosen_);
-    ends_[static_cast<std::size_t>(v)] = b;
-    // Costs of this virtual stage, for the simulation of complete plans.
-    auto& c = costs_[static_cast<std::size_t>(v)];
-    c.forward_ms = p_.range(p_.prefix_f, a, b);
-    c.backward_ms = p_.range(p_.prefix_b, a, b);
-    c.weight_ms = p_.range(p_.prefix_w, a, b);
-    c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
-    if (completes) assign_chunk_costs(s, ranges, chosen_);
-    // Chunk 0 of this stage feeds the prefix bound of the next stage; its backward already holds
-    // the recompute time when the stage is complete.
-    if (chunk == 0) {
-      stage_pf_[static_cast<std::size_t>(s) + 1] = pf + c.forward_ms + c.send_ms;
-      stage_pb_[static_cast<std::size_t>(s) + 1] = pb + c.backward_ms + c.send_ms;
-    }
-    if (v == p_.V - 1) evaluate();
-    else dfs(v + 1, b, child.bound);
-    ranges.pop_back();
+  f.next = 0;
+}
+
+// Puts child.b as the end of virtual stage f.v: its range, its costs and the prefix times of the
+// next physical stage.
+void BranchAndBound::enter(const Frame& f, const Child& child) {
+  const int v = f.v, a = f.a, b = child.b;
+  const int s = v % p_.pp;
+  const int chunk = v / p_.pp;
+  const bool completes = chunk == p_.shape.vpp_degree - 1;
+  auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
+  ranges.emplace_back(a, b);
+  if (completes) recompute_.stage_extra(s, ranges, &chosen_);
+  ends_[static_cast<std::size_t>(v)] = b;
+  // Costs of this virtual stage, for the simulation of complete plans.
+  auto& c = costs_[static_cast<std::size_t>(v)];
+  c.forward_ms = p_.range(p_.prefix_f, a, b);
+  c.backward_ms = p_.range(p_.prefix_b, a, b);
+  c.weight_ms = p_.range(p_.prefix_w, a, b);
+  c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
+  if (completes) assign_chunk_costs(s, ranges, chosen_);
+  // Chunk 0 of this stage feeds the prefix bound of the next stage; its backward already holds the
+  // recompute time when the stage is complete.
+  if (chunk == 0) {
+    const double pf = stage_pf_[static_cast<std::size_t>(s)];
+    const double pb = stage_pb_[static_cast<std::size_t>(s)];
+    stage_pf_[static_cast<std::size_t>(s) + 1] = pf + c.forward_ms + c.send_ms;
+    stage_pb_[static_cast<std::size_t>(s) + 1] = pb + c.backward_ms + c.send_ms;
   }
 }
 

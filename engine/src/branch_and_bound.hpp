@@ -1,5 +1,6 @@
 // PPB's branch and bound over stage boundaries (internal to the engine). A depth-first search
-// chooses the end of each virtual stage in order. A branch is cut when its stages' bounds, or the
+// chooses the end of each virtual stage in order; it keeps its path as a stack, so that it can stop
+// at the end of a slice and go on in the next. A branch is cut when its stages' bounds, or the
 // suffix bound of what remains, reach the best simulated step time found so far; since the bound
 // only grows as a stage takes more layers, the loop over a stage's end stops at the first cut. Every
 // complete plan that survives is simulated with its stages' least recompute that fits.
@@ -22,8 +23,15 @@ class BranchAndBound {
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
   void try_plan(const std::vector<int>& ends);
-  // Searches every partition not ruled out, until done or out of budget.
-  void search() { dfs(0, 0, 0.0); }
+  // Starts the search at the root, every plan bounded below by `root_bound`.
+  void start(double root_bound);
+  // Visits nodes, depth first, until every partition not ruled out has been searched (done), the
+  // budget is spent (given up) or the slice ends (paused; the next step goes on from the same node).
+  PhaseStatus step();
+  // A lower bound of every plan not yet ruled out, the best found included: the least bound of the
+  // branches still open, or the cut when none is. It rises as the search goes on and meets the best
+  // time (less the tolerance) when the search is done. Valid where the bounds are (docs/ppb.md).
+  [[nodiscard]] double open_bound() const;
 
   [[nodiscard]] double best_time() const { return best_time_; }
   [[nodiscard]] const std::vector<int>& best_ends() const { return best_ends_; }
@@ -42,7 +50,18 @@ class BranchAndBound {
     best_time_ = t;
     cut_ = best_time_ / (1.0 + p_.options.tolerance);
   }
-  void dfs(int v, int a, double bound);
+  // A node on the search path: virtual stage v starts at layer a; `bound` is what its stages so far
+  // prove, `floor` the least step time of any plan below it (its priority as a child).
+  struct Frame {
+    int v, a;
+    double bound, floor;
+    bool expanded = false;  // its children are listed (children_[v])
+    bool scanned = false;   // every end was tried (the budget did not cut the listing)
+    std::size_t next = 0;   // the child being searched, or next to be
+  };
+  void expand(Frame& frame);
+  void enter(const Frame& frame, const Child& child);
+  void finish_frame();
   void assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen);
   void evaluate();
 
@@ -59,7 +78,8 @@ class BranchAndBound {
   std::vector<double> stage_pf_, stage_pb_;
   std::vector<VirtualStageCost> costs_;
   // Scratch kept between nodes so that no node allocates.
-  std::vector<std::vector<Child>> children_;  // the children of the node at each depth
+  std::vector<Frame> stack_;                  // the search path, one frame per depth
+  std::vector<std::vector<Child>> children_;  // the children of the frame at each depth
   std::vector<FrontierPoint> chosen_;         // stage_extra's choice for the child being entered
   SimulationInput sim_in_;
   double best_time_ = kInf;

@@ -5,25 +5,33 @@
 
 namespace ppb::balancer {
 
-bool SuffixBound::build(bool with_recompute, double until_ms, Budget& budget) {
-  const int V = p_.V, L = p_.L, pp = p_.pp;
+void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
+  const int V = p_.V, L = p_.L;
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
   table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
+  with_recompute_ = with_recompute;
+  until_ms_ = until_ms;
+  a_ = L;
+  mark_ms_ = now_ms;
+  mark_row_ = L;
+}
+
+PhaseStatus SuffixBound::step(Budget& budget) {
+  const int V = p_.V, pp = p_.pp;
   // The pace is measured over at least kPaceMs; rows further from the end scan more ends, so the
   // projection from the latest rows is, if anything, too hopeful.
   constexpr double kPaceMs = 1.0;
-  double mark_ms = budget.elapsed_ms();
-  int mark_row = L;
   // Start layer outermost (descending), so each start's frontier chain is used in one burst.
-  for (int a = L; a >= 0; --a) {
+  for (; a_ >= 0; --a_) {
+    const int a = a_;
     const double now_ms = budget.elapsed_ms();
-    if (now_ms > until_ms) return false;
-    if (mark_row > a && now_ms - mark_ms >= kPaceMs) {
-      const double per_row_ms = (now_ms - mark_ms) / (mark_row - a);
-      if (now_ms + per_row_ms * (a + 1) > until_ms) return false;
-      mark_ms = now_ms;
-      mark_row = a;
+    if (now_ms > until_ms_) return PhaseStatus::given_up;
+    if (mark_row_ > a && now_ms - mark_ms_ >= kPaceMs) {
+      const double per_row_ms = (now_ms - mark_ms_) / (mark_row_ - a);
+      if (now_ms + per_row_ms * (a + 1) > until_ms_) return PhaseStatus::given_up;
+      mark_ms_ = now_ms;
+      mark_row_ = a;
     }
     frontiers_.trim();
     for (int v = V - 1; v >= 0; --v) {
@@ -38,7 +46,7 @@ bool SuffixBound::build(bool with_recompute, double until_ms, Budget& budget) {
       for (int b = p_.first_end(v, a); b <= last; ++b) {
         const double after = after_row[static_cast<std::size_t>(b)];
         if (after == kInf) continue;
-        const double extra = V != pp ? 0.0 : recompute_.one_extra(chunk_memory, a, b, with_recompute);
+        const double extra = V != pp ? 0.0 : recompute_.one_extra(chunk_memory, a, b, with_recompute_);
         if (extra == kInf) break;  // more layers only need more memory
         const Bounds bound = V == pp ? bounds_.stage(s, pf, pb, a, b, extra) : Bounds{0, 0};
         if (bound.growing >= best) break;  // only grows with b
@@ -51,12 +59,16 @@ bool SuffixBound::build(bool with_recompute, double until_ms, Budget& budget) {
       table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best;
       next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best_b;
     }
+    if (budget.slice_over() && a > 0) {  // at least one row per slice
+      --a_;
+      return PhaseStatus::paused;
+    }
   }
-  return true;
+  return PhaseStatus::done;
 }
 
 void SuffixBound::clear() {
-  for (auto& r : table_) std::fill(r.begin(), r.end(), 0.0);
+  table_.assign(static_cast<std::size_t>(p_.V) + 1, std::vector<double>(static_cast<std::size_t>(p_.L) + 1, 0.0));
 }
 
 std::vector<int> SuffixBound::plan() const {

@@ -17,15 +17,17 @@ class SuffixBound {
   SuffixBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers, const StageBounds& bounds)
       : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds) {}
 
-  // Builds the table, with each stage's exact least recompute time or, with `with_recompute` false,
+  // Starts the table, with each stage's exact least recompute time or, with `with_recompute` false,
   // with a stage's recompute time counted as 0 when its most-saving options fit (a weaker bound
   // without frontiers: O(1) per cell instead of a frontier per range, which on thousands of distinct
   // layers is what dominates). The prefix times of earlier stages are taken without recompute and
-  // with the cheapest transfer. Returns false, the table unfinished, as soon as `until_ms` (time
-  // since the balance started) passes or the rows left, at the pace of the rows built so far, could
-  // not be built before it: a table that cannot finish in its share is given up early, not at the
-  // end of its share.
-  bool build(bool with_recompute, double until_ms, Budget& budget);
+  // with the cheapest transfer. The table is built by step() and given up as soon as `until_ms`
+  // (time spent) passes or the rows left, at the pace of the rows built so far, could not be built
+  // before it: a table that cannot finish in its share is given up early, not at its end.
+  // `now_ms` is the time spent so far.
+  void start(bool with_recompute, double until_ms, double now_ms);
+  // Builds rows until done, given up, or the slice ends (paused).
+  PhaseStatus step(Budget& budget);
   // A table of zeros: no bound beyond the stages' own.
   void clear();
 
@@ -42,6 +44,12 @@ class SuffixBound {
   const StageBounds& bounds_;
   std::vector<std::vector<double>> table_;
   std::vector<std::vector<int>> next_;  // the end of stage v that gives table_[v][a]
+  // The table being built: its kind, its deadline, the next row (start layer) and the pace mark.
+  bool with_recompute_ = true;
+  double until_ms_ = 0;
+  int a_ = -1;
+  double mark_ms_ = 0;
+  int mark_row_ = 0;
 };
 
 }  // namespace ppb::balancer

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,7 +66,48 @@ struct BalanceResult {
   std::vector<BalancePhase> phases;  // the phases that ran
 };
 
-// The best plan of the given shape (pp_degree, vpp_degree, micro_batch_num, schedule).
+// How far a balance is, between slices.
+struct BalanceProgress {
+  std::string phase;  // the phase that runs next (BalancePhase names), or "done"
+  std::int64_t nodes = 0;
+  std::int64_t simulations = 0;
+  std::optional<double> incumbent_ms;  // the best simulated step time so far
+  // No plan is faster than this (so far); none where the bounds give no proof (zb_h1, vpp > 1),
+  // before a bound is known, or when no plan fits.
+  std::optional<double> lower_bound_ms;
+  bool finished = false;
+};
+
+// A balance run in slices, so that a caller (a browser worker) can report progress, draw the gap
+// between the incumbent and the lower bound closing, and stop it between slices. Each slice goes on
+// exactly where the last stopped, so a balance run in slices gives the plan and proof of one run at
+// once (the time budget counts only the time inside step()). The model, device, shape and options
+// must outlive the balancer.
+//   Balancer balancer(model, device, shape, options);
+//   while (!balancer.step(50).finished) show(balancer.progress());
+//   const BalanceResult result = balancer.result();
+class Balancer {
+ public:
+  Balancer(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options);
+  ~Balancer();
+  Balancer(const Balancer&) = delete;
+  Balancer& operator=(const Balancer&) = delete;
+
+  // Runs for about `slice_ms` (at least one unit of work: a table row, a search node) and says how
+  // far the balance is.
+  BalanceProgress step(double slice_ms);
+  [[nodiscard]] BalanceProgress progress() const;
+  // The result: the balance's answer once finished; before that, the best plan so far, not proven,
+  // its notes saying the balance was stopped.
+  [[nodiscard]] BalanceResult result();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The best plan of the given shape (pp_degree, vpp_degree, micro_batch_num, schedule): a Balancer
+// run to its end in one slice.
 BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options);
 
 // The best recompute choice for a fixed partition: per physical stage, the least extra time whose

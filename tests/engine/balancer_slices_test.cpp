@@ -1,0 +1,190 @@
+// A balance run in slices (Balancer::step) gives exactly the answer of one run at once: the same
+// plan, proof, bound, nodes and simulations, whatever the slices. The balances read an injected
+// clock that moves 1 ms at every reading, so slices of 1 ms end at almost every point where a
+// balance can stop, and nothing depends on the machine's speed.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ppb/balance.hpp"
+
+namespace ppb::test {
+namespace {
+
+struct SteppingClock {
+  double now_ms = 0;
+  std::function<double()> function() {
+    return [this] { return now_ms++; };
+  }
+};
+
+// A heavy pinned embedding and head around `body` decoders of forward 1, 1.1 and 1.2 ms with full
+// and selective recompute, as bench/bench.cpp's bench_model.
+Model bench_like(int body) {
+  Model model;
+  model.recompute_options = {"full", "selective"};
+  auto layer = [](double f, double stat, double act) {
+    Layer l;
+    l.name = "layer";
+    l.forward_ms = f;
+    l.backward_ms = 2 * f;
+    l.weight_backward_ms = f;
+    l.other_static_mib = stat;
+    l.activation_mib = act;
+    l.send_mib = 32;
+    l.recompute.assign(2, std::nullopt);
+    return l;
+  };
+  model.layers.push_back(layer(3, 2000, 100));
+  model.layers.back().pin = Pin::first;
+  for (int i = 0; i < body; ++i) {
+    Layer l = layer(1 + 0.1 * (i % 3), 400, 300);
+    l.recompute[0] = RecomputeCost{20, l.forward_ms};
+    l.recompute[1] = RecomputeCost{180, 0.25 * l.forward_ms};
+    model.layers.push_back(l);
+  }
+  model.layers.push_back(layer(5, 3000, 200));
+  model.layers.back().pin = Pin::last;
+  model.pinned_first = model.pinned_last = 1;
+  return model;
+}
+
+struct Case {
+  std::string name;
+  Model model;
+  PipelineShape shape;
+  std::optional<double> limit_mib;
+  std::int64_t node_budget = 2'000'000;
+};
+
+PipelineShape shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
+  PipelineShape s;
+  s.pp_degree = pp;
+  s.vpp_degree = vpp;
+  s.micro_batch_num = m;
+  s.schedule = schedule;
+  return s;
+}
+
+// Proven (96 layers over 16 stages, memory binding), cut by its node budget (1,000 layers over 64
+// stages), nothing fits, interleaved and zb_h1 (no proof), gpipe without a limit; node budgets keep
+// the test short.
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  out.push_back({"proven", bench_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
+  out.push_back({"node budget", bench_like(1000), shape_of(64, 64, Schedule::one_f_one_b),
+                 3000 + 15.6 * 400 + 64 * 15.6 * 300 / 3.0, 20'000});
+  out.push_back({"nothing fits", bench_like(96), shape_of(8, 32, Schedule::one_f_one_b), 3000});
+  out.push_back({"interleaved", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 5'000});
+  out.push_back({"zb_h1", bench_like(40), shape_of(4, 8, Schedule::zb_h1), 20'000, 5'000});
+  out.push_back({"no limit", bench_like(60), shape_of(8, 16, Schedule::gpipe), std::nullopt, 5'000});
+  return out;
+}
+
+BalanceResult run(const Case& c, double slice_ms, std::vector<BalanceProgress>* progress = nullptr) {
+  Device device;
+  device.p2p_bandwidth_gbs = 25;
+  device.p2p_latency_ms = 0.02;
+  device.memory_limit_mib = c.limit_mib;
+  SteppingClock clock;
+  BalanceOptions options;
+  options.recompute_options = {0, 1};
+  options.node_budget = c.node_budget;
+  options.time_budget_ms = 1e12;
+  options.clock_ms = clock.function();
+  Balancer balancer(c.model, device, c.shape, options);
+  for (;;) {
+    const BalanceProgress p = balancer.step(slice_ms);
+    if (progress) progress->push_back(p);
+    if (p.finished) break;
+  }
+  return balancer.result();
+}
+
+TEST(BalancerSlices, SlicedRunGivesTheOneShotPlanAndProof) {
+  for (const Case& c : cases()) {
+    const BalanceResult whole = run(c, 1e12);
+    std::vector<BalanceProgress> progress;
+    const BalanceResult sliced = run(c, 1, &progress);
+    EXPECT_GT(progress.size(), 3u) << c.name;  // it did run in several slices
+    EXPECT_EQ(sliced.plan.stage_layers, whole.plan.stage_layers) << c.name;
+    EXPECT_EQ(sliced.plan.recompute, whole.plan.recompute) << c.name;
+    EXPECT_EQ(sliced.feasible, whole.feasible) << c.name;
+    EXPECT_EQ(sliced.proven_optimal, whole.proven_optimal) << c.name;
+    EXPECT_EQ(sliced.step_time_ms, whole.step_time_ms) << c.name;
+    EXPECT_EQ(sliced.lower_bound_ms, whole.lower_bound_ms) << c.name;
+    EXPECT_EQ(sliced.within_tolerance, whole.within_tolerance) << c.name;
+    EXPECT_EQ(sliced.nodes, whole.nodes) << c.name;
+    EXPECT_EQ(sliced.simulations, whole.simulations) << c.name;
+    EXPECT_EQ(sliced.notes, whole.notes) << c.name;
+  }
+  // The cases cover what they are named for.
+  const auto all = cases();
+  EXPECT_TRUE(run(all[0], 1e12).proven_optimal);
+  EXPECT_FALSE(run(all[1], 1e12).proven_optimal);
+  EXPECT_FALSE(run(all[2], 1e12).feasible);
+}
+
+// Between slices the incumbent only falls and the proven lower bound only rises, never above the
+// incumbent; the gap closes to nothing when the balance proves its plan.
+TEST(BalancerSlices, ProgressShowsTheGapClosing) {
+  std::vector<BalanceProgress> progress;
+  const BalanceResult r = run(cases()[0], 1, &progress);
+  ASSERT_TRUE(r.proven_optimal);
+  double incumbent = 1e300, bound = 0;
+  bool gap_seen = false;
+  for (const auto& p : progress) {
+    if (p.incumbent_ms) {
+      EXPECT_LE(*p.incumbent_ms, incumbent);
+      incumbent = *p.incumbent_ms;
+    }
+    if (p.lower_bound_ms) {
+      EXPECT_GE(*p.lower_bound_ms, bound);
+      bound = *p.lower_bound_ms;
+      ASSERT_TRUE(p.incumbent_ms);
+      EXPECT_LE(*p.lower_bound_ms, *p.incumbent_ms);
+      gap_seen = gap_seen || *p.lower_bound_ms < *p.incumbent_ms;
+    }
+  }
+  EXPECT_TRUE(gap_seen);
+  const BalanceProgress& last = progress.back();
+  EXPECT_TRUE(last.finished);
+  EXPECT_EQ(last.phase, "done");
+  EXPECT_EQ(last.incumbent_ms, r.step_time_ms);
+  EXPECT_EQ(last.lower_bound_ms, r.step_time_ms);
+}
+
+// Stopped before it finishes, a balancer answers with the best plan so far, not proven, saying it
+// was stopped, and can still go on to the answer of an uninterrupted run.
+TEST(BalancerSlices, AStoppedBalanceAnswersWithItsBestPlanSoFar) {
+  const Case c = cases()[0];
+  const BalanceResult whole = run(c, 1e12);
+  Device device;
+  device.p2p_bandwidth_gbs = 25;
+  device.p2p_latency_ms = 0.02;
+  device.memory_limit_mib = c.limit_mib;
+  SteppingClock clock;
+  BalanceOptions options;
+  options.recompute_options = {0, 1};
+  options.time_budget_ms = 1e12;
+  options.clock_ms = clock.function();
+  Balancer balancer(c.model, device, c.shape, options);
+  BalanceProgress p;
+  do p = balancer.step(1);
+  while (p.phase != "search" || !p.incumbent_ms);
+  const BalanceResult early = balancer.result();
+  EXPECT_TRUE(early.feasible);
+  EXPECT_FALSE(early.proven_optimal);
+  EXPECT_EQ(early.step_time_ms, *p.incumbent_ms);
+  EXPECT_GE(early.step_time_ms, whole.step_time_ms);
+  ASSERT_FALSE(early.notes.empty());
+  EXPECT_EQ(early.notes.back(), "the balance was stopped before it finished");
+  while (!balancer.step(1e12).finished) {
+  }
+  const BalanceResult rest = balancer.result();
+  EXPECT_EQ(rest.plan.stage_layers, whole.plan.stage_layers);
+  EXPECT_TRUE(rest.proven_optimal);
+}
+
+}  // namespace
+}  // namespace ppb::test
