@@ -26,7 +26,7 @@ import { AddressBar, isTabLink, readTabState } from './js/address-bar.js';
 import { attachSharePanel } from './js/share-panel.js';
 import { attachExportPanel } from './js/export-panel.js';
 import { SearchPanel } from './js/search-panel.js';
-import { embedOptions, showEmbedLayout } from './js/embed.js';
+import { embedOptions, showEmbedLayout, updateOpenLink } from './js/embed.js';
 import { Tooltip } from './js/tooltip.js';
 import { attachPartitionDrag } from './js/views/partition-drag.js';
 import { TimeViews } from './js/views/timeline-view.js';
@@ -59,7 +59,9 @@ const address = new AddressBar({ getState: () => store.state, enabled: !embed.em
 const theme = new ThemeSwitch(byId('theme-button', HTMLButtonElement), store, () => {
   redrawAll();
   address.changed();
-});
+}, embed.embed ? embed.theme : null);
+/** Charts fill their boxes' height: an embed sized by its frame (not one that tells the frame its height). */
+const fit = embed.embed && !embed.autoHeight;
 const palette = () => theme.palette();
 /** @param {HTMLElement} box */
 const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
@@ -68,10 +70,10 @@ const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
  * @param {HTMLElement} box
  * @returns {{width: number, height?: number}}
  */
-const sizeOf = (box) => ({ width: widthOf(box), height: embed.embed && box.clientHeight > 0 ? box.clientHeight : undefined });
+const sizeOf = (box) => ({ width: widthOf(box), height: fit && box.clientHeight > 0 ? box.clientHeight : undefined });
 
 const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement),
-  details: byId('op-details', HTMLElement) }, tooltip, palette, embed.embed);
+  details: byId('op-details', HTMLElement) }, tooltip, palette, fit);
 const controls = new Controls(form, () => store.state, {
   onPlanChange: (immediate) => runner.request(immediate),
   onSearchChange: () => {
@@ -90,6 +92,7 @@ const runner = new PlanRunner({ engine, store, status, errors, banners, form, ex
   onPlan: (plan, comparison) => {
     views.show(plan, comparison);
     address.changed();
+    if (embed.embed) updateOpenLink(store.state, embed.theme);
   } });
 const searchPanel = new SearchPanel({
   search: (request, onProgress) => engine.search(request, onProgress),
@@ -129,7 +132,16 @@ function applyState(next) {
   controls.show(next, store.info);
   searchPanel.clear();
   runner.request(true);
-  if (next.ui.search && (!embed.embed || embed.views.includes('pareto'))) searchPanel.run();
+  runSearchIfShown(next.ui.search);
+}
+
+/**
+ * Runs the search a state had, or the one an embed of the scatter shows (whatever the state: an embed has no
+ * button to start it; what stops it is said in its status line).
+ * @param {boolean} hadSearch
+ */
+function runSearchIfShown(hadSearch) {
+  if (embed.embed ? embed.views.includes('pareto') : hadSearch) searchPanel.run();
 }
 
 /**
@@ -256,7 +268,7 @@ byId('zoom-reset', HTMLButtonElement).addEventListener('click', () => timeViews.
 function redrawOnResize() {
   let lastSize = '';
   new ResizeObserver(() => {
-    const size = `${results.clientWidth}x${embed.embed ? results.clientHeight : 0}`;
+    const size = `${results.clientWidth}x${fit ? results.clientHeight : 0}`;
     if (size === lastSize) return;
     lastSize = size;
     requestAnimationFrame(redrawAll);
@@ -280,7 +292,10 @@ async function start() {
   theme.apply();
   status.watchLoad(engine);
   const linked = isStateLink(location.hash) && await loadFromLink(location.hash, 'The page shows the default example instead.');
-  if (!linked) await loader.loadDefault(boot?.example ?? null, defaultExample);
+  if (!linked) {
+    await loader.loadDefault(boot?.example ?? null, defaultExample);
+    runSearchIfShown(false);
+  }
   status.update();
 }
 

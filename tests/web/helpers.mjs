@@ -158,3 +158,41 @@ export async function upload(page, name, content, states = ['ready']) {
   await page.setInputFiles('input#model-file', { name, mimeType: 'application/json', buffer: Buffer.from(content) });
   await waitForState(page, states);
 }
+
+/**
+ * Text of the charts that leaves its chart, or overlaps other text (axis tick labels aside, which the axes space).
+ * @param {import('playwright-core').Page} page
+ * @param {string[]} charts svg ids
+ */
+export const textProblems = (page, charts) => page.evaluate((ids) => {
+  /** @type {string[]} */
+  const problems = [];
+  for (const id of ids) {
+    const svg = /** @type {SVGSVGElement | null} */ (document.getElementById(id));
+    if (!svg) {
+      problems.push(`${id}: missing`);
+      continue;
+    }
+    const width = Number(svg.getAttribute('width'));
+    const height = Number(svg.getAttribute('height'));
+    const texts = [...svg.querySelectorAll('text')].filter((node) => !node.closest('.axis') && node.textContent);
+    const boxes = texts.map((node) => ({ node, box: /** @type {SVGTextElement} */ (node).getBBox() }));
+    for (const { node, box } of boxes) {
+      if (box.x < -0.5 || box.y < -0.5 || box.x + box.width > width + 0.5 || box.y + box.height > height + 0.5) {
+        problems.push(`${id}: "${node.textContent}" leaves the chart (${Math.round(box.x)}, ${Math.round(box.y)}, ${Math.round(box.width)} x ${Math.round(box.height)} in ${width} x ${height})`);
+      }
+    }
+    // Only text drawn in the chart's own layout is compared: labels inside bars and boxes are placed by data.
+    const layoutText = boxes.filter(({ node }) => node.closest('.legend') || node.getAttribute('font-weight') === '600' || node.closest('.partition-strip') && !node.hasAttribute('pointer-events'));
+    for (let i = 0; i < layoutText.length; ++i) {
+      for (let j = i + 1; j < layoutText.length; ++j) {
+        const a = layoutText[i].box;
+        const b = layoutText[j].box;
+        const overlapX = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+        const overlapY = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+        if (overlapX > 1 && overlapY > 1) problems.push(`${id}: "${layoutText[i].node.textContent}" overlaps "${layoutText[j].node.textContent}"`);
+      }
+    }
+  }
+  return problems;
+}, charts);

@@ -109,6 +109,14 @@ test('from the file, a share link reopens the state and a dead worker is replace
   await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
   const link = await page.inputValue('#share-link');
   assert.ok(link.startsWith(`${URL_OF_FILE}#ppb1.`), `the link names this file: ${link.slice(0, 80)}`);
+  // The dialog says that such links work only on this computer, and offers the state file to send with the page.
+  const local = page.locator('#share-local');
+  assert.equal(await local.isVisible(), true);
+  assert.match(await local.textContent() ?? '', /work only on this computer/);
+  assert.ok((await local.textContent() ?? '').includes(FILE), 'names the file');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#share-local-download')]);
+  assert.match(download.suggestedFilename(), /\.ppb-state\.json$/);
+  await page.click('#share-dialog button[value=close]');
   const second = await context.newPage();
   await second.goto(link);
   await waitForState(second);

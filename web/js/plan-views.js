@@ -82,7 +82,7 @@ export class PlanViews {
     if (!this.plan) return '';
     const r = this.plan.result;
     const { state, info } = this.parts.store;
-    const name = state.modelLabel || info.name || 'model';
+    const name = info.name || state.modelLabel || 'model';
     return `${name} · pp ${r.pp_degree ?? r.stages.length} · vpp ${r.vpp_degree ?? 1} · ${count(r.micro_batch_num ?? 0)} micro batches · ${scheduleName(r.schedule ?? '')}`;
   }
 

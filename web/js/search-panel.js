@@ -81,7 +81,10 @@ export class SearchPanel {
     handle.result.then((response) => {
       if (!response.ok) {
         hooks.errors.set('search', response.errors, { within: hooks.form, exclude: hooks.exclude });
-        this.status.textContent = 'The search request has errors (shown beside the fields).';
+        // The first problem in the status line too: an embed of the scatter shows no fields.
+        const first = response.errors[0];
+        this.status.textContent = `The search could not run: ${first?.message ?? 'the request has errors'}${first?.path ? ` (${first.path})` : ''}` +
+          `${response.errors.length > 1 ? `, and ${response.errors.length - 1} more` : ''}. The fields with errors are marked in the Search panel.`;
         this.bar.hidden = true;
         return;
       }

@@ -1,11 +1,13 @@
 // The share dialog: the link for the current state (or, when it is too long, the state file instead) and the
-// <iframe> snippet for the views chosen.
+// <iframe> snippet for the views and theme chosen. The single file, opened from disk, says that its links name a
+// file on this computer and work only here, and offers the state file to send with it.
 
 /** @import {PageState} from './types.js' */
 import { byId, download, copyWithFeedback, fileName } from './dom.js';
 import { encodeState, stateFile, MAX_LINK_CHARS } from './share.js';
 import { embedUrl, iframeSnippet } from './embed.js';
 import { count } from './format.js';
+import { singleFile } from './single-file.js';
 
 /**
  * @param {{getState: () => PageState, getName: () => string}} hooks
@@ -15,6 +17,7 @@ export function attachSharePanel({ getState, getName }) {
   const linkField = byId('share-link', HTMLInputElement);
   const snippetField = byId('embed-snippet', HTMLTextAreaElement);
   const views = byId('embed-views', HTMLElement);
+  const embedTheme = byId('embed-theme', HTMLSelectElement);
   // Not location.origin: a page opened from disk (the single file) has the origin "null".
   const pageAddress = () => location.href.replace(/[?#].*$/, '');
 
@@ -28,10 +31,20 @@ export function attachSharePanel({ getState, getName }) {
   const showSnippet = (fragment) => {
     const checked = [...views.querySelectorAll('input:checked')].map((box) => /** @type {HTMLInputElement} */ (box).value);
     const chosen = checked.length > 0 ? checked : ['timeline'];
+    const theme = embedTheme.value === 'light' || embedTheme.value === 'dark' ? embedTheme.value : null;
     snippetField.value = fragment
-      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment), chosen, `PPB: ${getName() || 'pipeline plan'}`)
+      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment, { theme, autoHeight: true }), chosen, `PPB: ${getName() || 'pipeline plan'}`)
       : 'The state is too large for a link, so it cannot be embedded by link.';
   };
+
+  if (singleFile) {
+    byId('share-local', HTMLElement).hidden = false;
+    byId('share-local-text', HTMLElement).textContent = 'This is the single-file page, opened from this computer: the link and the ' +
+      `embed below point to the file at ${decodeURIComponent(pageAddress())} and work only on this computer. To pass the plan on, ` +
+      'send ppb.html together with a state file, which the page opens like a model file.';
+    byId('share-local-download', HTMLButtonElement).addEventListener('click', () =>
+      download(stateFile(getState()), `${fileName(getName())}.ppb-state.json`));
+  }
 
   byId('share-button', HTMLButtonElement).addEventListener('click', async () => {
     const { fragment, tooLong } = await fragmentOf();
@@ -49,10 +62,12 @@ export function attachSharePanel({ getState, getName }) {
     showSnippet(tooLong ? '' : fragment);
     if (!dialog.open) dialog.showModal();
   });
-  views.addEventListener('change', async () => {
+  const refresh = async () => {
     const { fragment, tooLong } = await fragmentOf();
     showSnippet(tooLong ? '' : fragment);
-  });
+  };
+  views.addEventListener('change', refresh);
+  embedTheme.addEventListener('change', refresh);
   byId('share-copy', HTMLButtonElement).addEventListener('click', (event) =>
     copyWithFeedback(/** @type {HTMLButtonElement} */ (event.currentTarget), linkField.value, linkField));
   byId('embed-copy', HTMLButtonElement).addEventListener('click', (event) =>

@@ -3,6 +3,7 @@
 // pure function of its data and an exported SVG looks the same outside the page.
 
 /** @import {Palette} from './theme.js' */
+import { CHART_FONT } from './theme.js';
 
 export const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -49,14 +50,31 @@ export function text(x, y, content, attributes = {}) {
   return s('text', { x, y, ...attributes }, [content]);
 }
 
+/** @type {CanvasRenderingContext2D | null | undefined} a canvas only to measure text with (no page layout) */
+let measurer;
+/** @type {Map<string, number>} */
+const measured = new Map();
+
 /**
- * Rough width of a label in px (system sans-serif averages about 0.56 em per character).
+ * Width of a label in px, in the charts' font: measured on a canvas (no page layout involved), remembered per
+ * label; where no canvas exists, estimated at 0.56 em per character (0.6 bold), system sans-serif's average.
  * @param {string} content
  * @param {number} fontSize
+ * @param {number} [weight] font weight
  * @returns {number}
  */
-export function textWidth(content, fontSize) {
-  return content.length * fontSize * 0.56;
+export function textWidth(content, fontSize, weight = 400) {
+  if (measurer === undefined) measurer = globalThis.document?.createElement('canvas').getContext('2d') ?? null;
+  if (!measurer) return content.length * fontSize * (weight >= 600 ? 0.6 : 0.56);
+  const key = `${fontSize}|${weight}|${content}`;
+  let width = measured.get(key);
+  if (width === undefined) {
+    measurer.font = `${weight} ${fontSize}px ${CHART_FONT}`;
+    width = measurer.measureText(content).width;
+    if (measured.size > 20000) measured.clear();
+    measured.set(key, width);
+  }
+  return width;
 }
 
 /**
@@ -235,15 +253,16 @@ export function legend(items, { x, y, maxWidth, palette }) {
  * @param {string} content
  * @param {number} maxWidth
  * @param {number} fontSize
+ * @param {number} [weight] font weight
  * @returns {string[]}
  */
-export function wrapLines(content, maxWidth, fontSize) {
+export function wrapLines(content, maxWidth, fontSize, weight = 400) {
   /** @type {string[]} */
   const lines = [];
   let line = '';
   for (const word of content.split(' ')) {
     const next = line ? `${line} ${word}` : word;
-    if (line && textWidth(next, fontSize) > maxWidth) {
+    if (line && textWidth(next, fontSize, weight) > maxWidth) {
       lines.push(line);
       line = word;
     } else {

@@ -10,10 +10,12 @@ export class ThemeSwitch {
    * @param {HTMLButtonElement} button
    * @param {Store} store
    * @param {() => void} onChange redraws what depends on the palette
+   * @param {'light' | 'dark' | null} [fixed] a theme that overrides the state's (an embed's theme parameter)
    */
-  constructor(button, store, onChange) {
+  constructor(button, store, onChange, fixed = null) {
     this.button = button;
     this.store = store;
+    this.fixed = fixed;
     button.addEventListener('click', () => {
       const ui = store.state.ui;
       ui.theme = ui.theme === 'auto' ? 'light' : ui.theme === 'light' ? 'dark' : 'auto';
@@ -21,7 +23,7 @@ export class ThemeSwitch {
       onChange();
     });
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      if (store.state.ui.theme !== 'auto') return;
+      if (this.theme() !== 'auto') return;
       this.apply();
       onChange();
     });
@@ -29,12 +31,17 @@ export class ThemeSwitch {
 
   /** The palette of the theme in force, for the charts. */
   palette() {
-    return paletteFor(this.store.state.ui.theme);
+    return paletteFor(this.theme());
+  }
+
+  /** The theme in force: the fixed one, else the state's choice. */
+  theme() {
+    return this.fixed ?? this.store.state.ui.theme;
   }
 
   /** Applies the state's theme to the document and the button. */
   apply() {
-    const theme = this.store.state.ui.theme;
+    const theme = this.theme();
     document.documentElement.dataset.theme = theme;
     document.documentElement.dataset.scheme = this.palette().name;
     this.button.textContent = `Theme: ${theme}`;

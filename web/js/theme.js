@@ -10,7 +10,9 @@
  *   infeasible: string, series: string[], font: string}} Palette
  */
 
-const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+/** The charts' font (their text is measured in it, js/svg.js). */
+export const CHART_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+const FONT = CHART_FONT;
 
 /** @type {Palette} */
 export const LIGHT = {

@@ -59,7 +59,7 @@ export function renderCompare(a, b, { width, height: fit, palette }) {
   // The headline, the legend and the panel titles wrap to the width (phones, narrow embeds); the panels start below
   // whatever they take.
   const headline = wrapLines(`Step time ${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})` +
-    ` · largest peak ${num(g.peakA)} → ${num(g.peakB)} MiB (${signed(g.peak, mib)})`, width - left - right, 12.5);
+    ` · largest peak ${num(g.peakA)} → ${num(g.peakB)} MiB (${signed(g.peak, mib)})`, width - left - right, 12.5, 600);
   /** @type {import('../svg.js').LegendItem[]} */
   const legendItems = [
     { label: `A: ${a.label}`, color: colorA },
@@ -68,7 +68,7 @@ export function renderCompare(a, b, { width, height: fit, palette }) {
   ];
   const legendTop = 20 + (headline.length - 1) * 16 + 10;
   const top = legendTop + legendHeight(legendItems, width - left - right) + 10;
-  const titles = ['Compute per micro batch (forward + backward + recompute)', 'Peak memory'].map((title) => wrapLines(title, panelWidth, 12));
+  const titles = ['Compute per micro batch (forward + backward + recompute)', 'Peak memory'].map((title) => wrapLines(title, panelWidth, 12, 600));
   const titleLines = Math.max(...titles.map((lines) => lines.length));
   const plotOffset = 14 + (titleLines - 1) * 15;
   const panelHeight = fit ? Math.max(90, narrow ? (fit - top - 150) / 2 : fit - top - 70) : 190 + plotOffset - 14;

@@ -195,7 +195,7 @@ function stripText(result, width, stageLayers) {
   const { x0, x1 } = stripBounds(width);
   const title = 'Layers per virtual stage';
   const caption = `${count(total)} layers · drag a boundary to move layers`;
-  const wraps = textWidth(title, 12) + textWidth(caption, 11) + 16 > x1 - x0;
+  const wraps = textWidth(title, 12, 600) + textWidth(caption, 11) + 16 > x1 - x0;
   return { title, caption, wraps, top: STRIP_TOP + (wraps ? 14 : 0) };
 }
 
