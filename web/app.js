@@ -15,6 +15,7 @@ import { ErrorBoard } from './js/errors.js';
 import { Banners } from './js/banners.js';
 import { PageStatus } from './js/page-status.js';
 import { PlanRunner } from './js/plan-runner.js';
+import { WorkStatus } from './js/work-status.js';
 import { PlanViews } from './js/plan-views.js';
 import { ModelLoader } from './js/model-loader.js';
 import { Controls } from './js/controls.js';
@@ -88,7 +89,8 @@ const controls = new Controls(form, () => store.state, {
   },
 });
 const views = new PlanViews({ store, timeViews, palette, size: sizeOf });
-const runner = new PlanRunner({ engine, store, status, errors, banners, form, exclude: transformerBox,
+const work = new WorkStatus(byId('work', HTMLElement));
+const runner = new PlanRunner({ engine, store, status, errors, banners, work, form, exclude: transformerBox,
   onPlan: (plan, comparison) => {
     views.show(plan, comparison);
     address.changed();
@@ -109,7 +111,7 @@ const searchPanel = new SearchPanel({
     address.changed();
   },
 });
-const loader = new ModelLoader({ engine, store, status, errors, banners, controls, searchPanel, runner, form, transformerBox,
+const loader = new ModelLoader({ engine, store, status, errors, banners, work, controls, searchPanel, runner, form, transformerBox,
   onState: applyState });
 loader.attach();
 
@@ -191,7 +193,11 @@ window.addEventListener('hashchange', () => {
 attachJumpLinks(document);
 attachSharePanel({ getState: () => store.state, getName: () => store.info.name });
 attachExportPanel({
-  call: (command, request) => engine.call(command, request),
+  run: (request) => {
+    const job = engine.run('export', request);
+    work.track(job, { label: 'Writing the export' });
+    return job.result;
+  },
   errors,
   banners,
   getState: () => store.state,
@@ -283,6 +289,7 @@ redrawOnResize();
   get lastRequest() { return runner.current?.request ?? null; },
   get comparison() { return runner.comparison; },
   get search() { return searchPanel.result; },
+  get cancelledCalls() { return engine.cancelledCalls; },
   get state() { return store.state; },
   crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),
 };

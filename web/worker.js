@@ -2,14 +2,17 @@
 // A classic worker, because the Emscripten module is built as a non-ES6 MODULARIZE script.
 //
 // Messages in:
-//   {type: 'call', id, command, request}   one command; request is a JSON string
+//   {type: 'call', id, command, request}   one command; request is a JSON string (a balance runs in slices
+//                                           when the module has BalanceSession)
 //   {type: 'search', id, request}          a search run in slices, with progress and cancel
-//   {type: 'cancel', id}                   stop that search; its partial result is returned
+//   {type: 'cancel', id}                   stop that sliced call; its result so far is returned
 //   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
 // Messages out:
-//   {type: 'ready', version} | {type: 'fatal', error}   once
+//   {type: 'ready', version, sliced} | {type: 'fatal', error}   once; sliced: the commands run in slices
 //   {type: 'response', id, response}       the engine's response JSON string
-//   {type: 'progress', id, done, total}    at most every PROGRESS_MS during a search
+//   {type: 'progress', id, progress}       at most every PROGRESS_MS during a sliced call: the session's step()
+//                                           answer ({done, total} for a search; nodes, incumbent, bound for a
+//                                           balance)
 //   {type: 'dead', id, error}              the module threw (abort, out of memory): it cannot be trusted any
 //                                           more; the page replaces this worker
 //
@@ -24,8 +27,8 @@
 
   /** @type {any} */
   let engine = null;
-  /** @type {Map<number, {cancelled: boolean}>} searches running, by request id */
-  const searches = new Map();
+  /** @type {Map<number, {cancelled: boolean}>} sliced calls running, by request id */
+  const sessions = new Map();
 
   /** @param {any} message */
   function post(message) {
@@ -47,15 +50,17 @@
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /**
-   * Runs a search through the engine's SearchSession in slices, so that cancel messages get through
-   * between slices.
+   * Runs a call through one of the engine's sessions (SearchSession, BalanceSession) in slices, so that cancel
+   * messages get through between slices and each slice is a fresh call into the module (V8 moves a function to
+   * its optimising tier only between calls).
    * @param {number} id
    * @param {string} request
+   * @param {new (request: string) => any} Session
    */
-  async function runSearch(id, request) {
+  async function runSliced(id, request, Session) {
     const control = { cancelled: false };
-    searches.set(id, control);
-    const session = new engine.SearchSession(request);
+    sessions.set(id, control);
+    const session = new Session(request);
     try {
       const error = session.error();
       if (error) {
@@ -67,7 +72,7 @@
         const progress = JSON.parse(session.step(SLICE_MS));
         const now = performance.now();
         if (progress.finished || now - lastProgress >= PROGRESS_MS) {
-          post({ type: 'progress', id, done: progress.done, total: progress.total });
+          post({ type: 'progress', id, progress });
           lastProgress = now;
         }
         if (progress.finished) break;
@@ -76,10 +81,13 @@
       }
       post({ type: 'response', id, response: session.result(control.cancelled) });
     } finally {
-      searches.delete(id);
+      sessions.delete(id);
       session.delete();
     }
   }
+
+  /** The commands this module runs in slices. */
+  const slicedCommands = () => (typeof engine?.BalanceSession === 'function' ? ['search', 'balance'] : ['search']);
 
   try {
     // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
@@ -99,7 +107,7 @@
           return;
         }
         engine = module;
-        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '' });
+        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: slicedCommands() });
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
     );
@@ -110,7 +118,7 @@
   self.addEventListener('message', (/** @type {MessageEvent} */ event) => {
     const message = event.data;
     if (message.type === 'cancel') {
-      const control = searches.get(message.id);
+      const control = sessions.get(message.id);
       if (control) control.cancelled = true;
       return;
     }
@@ -130,7 +138,11 @@
       return;
     }
     if (message.type === 'search') {
-      runSearch(id, message.request).catch((error) => die(id, error));
+      runSliced(id, message.request, engine.SearchSession).catch((error) => die(id, error));
+      return;
+    }
+    if (message.type === 'call' && message.command === 'balance' && slicedCommands().includes('balance')) {
+      runSliced(id, message.request, engine.BalanceSession).catch((error) => die(id, error));
       return;
     }
     if (message.type === 'call' && COMMANDS.has(message.command)) {

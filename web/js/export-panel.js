@@ -9,15 +9,16 @@ import { byId, el, download, copyWithFeedback, fileName } from './dom.js';
 import { svgBlob, pngBlob, TARGET_FILES } from './exports.js';
 import { stateFile } from './share.js';
 import { exactPlanSections } from './requests.js';
+import { CancelledError } from './worker-client.js';
 
 /**
  * @typedef {{response: EngineResponse, request: Record<string, any>, result: EstimateResult, command: string}} ShownPlan
- * @typedef {{call: (command: 'export', request: object) => Promise<EngineResponse>, errors: ErrorBoard, banners: Banners,
+ * @typedef {{run: (request: object) => Promise<EngineResponse>, errors: ErrorBoard, banners: Banners,
  *            getState: () => PageState, getShown: () => ShownPlan | null, getName: () => string}} ExportHooks
  */
 
 /** @param {ExportHooks} hooks */
-export function attachExportPanel({ call, errors, banners, getState, getShown, getName }) {
+export function attachExportPanel({ run, errors, banners, getState, getShown, getName }) {
   const preview = byId('export-preview', HTMLElement);
   const copy = byId('export-copy', HTMLButtonElement);
   const errorBox = byId('export-errors', HTMLElement);
@@ -67,7 +68,7 @@ export function attachExportPanel({ call, errors, banners, getState, getShown, g
     const target = TARGET_FILES[what];
     if (!target) return;
     try {
-      const response = await call('export', { model: getState().model, ...exactPlanSections(shown.result, shown.request), export: { to: what } });
+      const response = await run({ model: getState().model, ...exactPlanSections(shown.result, shown.request), export: { to: what } });
       if (!response.ok) {
         errors.set('export', response.errors, { target: errorBox });
         return;
@@ -78,6 +79,7 @@ export function attachExportPanel({ call, errors, banners, getState, getShown, g
       copy.hidden = !text;
       preview.textContent = text ? response.result.text : '';
     } catch (error) {
+      if (error instanceof CancelledError) return;
       errors.set('export', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { target: errorBox });
     }
   }

@@ -12,8 +12,10 @@
 /** @import {PlanRunner} from './plan-runner.js' */
 /** @import {SearchPanel} from './search-panel.js' */
 /** @import {Store} from './store.js' */
-/** @import {EngineClient} from './worker-client.js' */
+/** @import {EngineClient, Job} from './worker-client.js' */
+/** @import {WorkStatus} from './work-status.js' */
 import { byId, el } from './dom.js';
+import { CancelledError } from './worker-client.js';
 import { initialState } from './state.js';
 import { putModel } from './settings-edits.js';
 import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
@@ -23,7 +25,7 @@ import { count } from './format.js';
 
 /**
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
- *            controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
+ *            work: WorkStatus, controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
  *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void}} LoaderParts
  */
 
@@ -31,6 +33,26 @@ export class ModelLoader {
   /** @param {LoaderParts} parts */
   constructor(parts) {
     this.parts = parts;
+    /** The import in flight (a newer model cancels it). @type {Job | null} */
+    this.job = null;
+    /** Counts the models asked for, so that only the newest is put in place. */
+    this.reads = 0;
+  }
+
+  /**
+   * The engine's import of a request, shown as long work when it takes a while, and cancelling the import before
+   * it (a newer model makes it pointless).
+   * @param {object} request
+   * @param {string} label
+   */
+  importModel(request, label) {
+    this.job?.cancel();
+    const job = this.parts.engine.run('import', request);
+    this.job = job;
+    this.parts.work.track(job, { label });
+    const forget = () => { if (this.job === job) this.job = null; };
+    job.result.then(forget, forget);
+    return job.result;
   }
 
   /** Wires the model sources (examples, file, drop, paste) and the transformer form. */
@@ -63,7 +85,7 @@ export class ModelLoader {
     status.setBusy('input', true);
     try {
       await engine.ready.catch(() => {});
-      const response = await engine.call('import', transformerRequest(values));
+      const response = await this.importModel(transformerRequest(values), 'Generating the model');
       if (!response.ok) {
         errors.set('transformer', response.errors, { within: transformerBox });
         status.setStale(true);
@@ -72,6 +94,7 @@ export class ModelLoader {
       this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (transformer form)`);
       this.parts.store.state.transformer = values;
     } catch (error) {
+      if (error instanceof CancelledError) return;
       errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
     } finally {
       status.setBusy('input', false);
@@ -131,11 +154,15 @@ export class ModelLoader {
    */
   async read(incoming) {
     const { status, errors, engine } = this.parts;
+    const read = ++this.reads;
     status.setBusy('input', true);
+    // The views are out of date from now on: another model is coming.
+    status.setComputing(true);
     try {
       errors.clear('model');
       await engine.ready.catch(() => {});
-      const reading = await readDocument(incoming, (request) => engine.call('import', request));
+      const reading = await readDocument(incoming, (request) => this.importModel(request, `Reading ${incoming.name}`));
+      if (read !== this.reads || reading.kind === 'cancelled') return; // a newer model was asked for meanwhile, or Cancel
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
       else {
@@ -144,7 +171,10 @@ export class ModelLoader {
         this.showImportNotes(reading.warnings.filter((w) => !(reading.request && w.code === 'UNKNOWN_FIELD')));
       }
     } finally {
-      status.setBusy('input', false);
+      if (read === this.reads) {
+        status.setBusy('input', false);
+        if (!status.busy.has('plan')) status.setComputing(false);
+      }
     }
   }
 

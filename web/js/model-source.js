@@ -5,10 +5,11 @@
 /** @import {EngineError, EngineResponse, PageState} from './types.js' */
 import { classify } from './model-input.js';
 import { stateFromFile } from './share.js';
+import { CancelledError } from './worker-client.js';
 
 /**
  * @typedef {{kind: 'problem', errors: EngineError[]}
- *         | {kind: 'state', state: PageState}
+ *         | {kind: 'state', state: PageState} | {kind: 'cancelled'}
  *         | {kind: 'model', model: any, label: string, warnings: EngineError[], request: any | null}} Reading
  */
 
@@ -39,6 +40,7 @@ export async function readDocument({ text, name }, importModel) {
   try {
     response = await importModel(what === 'model' ? { model: doc } : what === 'request' ? { model: doc.model } : doc);
   } catch (error) {
+    if (error instanceof CancelledError) return { kind: 'cancelled' };
     return problem('ENGINE', `${name} could not be checked: ${error instanceof Error ? error.message : error}`);
   }
   if (!response.ok) return { kind: 'problem', errors: response.errors.map((e) => ({ ...e, message: `${name}: ${e.message}` })) };

@@ -30,6 +30,10 @@ export class PageStatus {
     this.engineLoaded = false;
     /** The engine could not be loaded or restarted: only a reload helps. */
     this.engineFailed = false;
+    /** Why the views are out of date: the inputs have errors, a result is being computed, it was stopped. */
+    this.staleByErrors = false;
+    this.computing = false;
+    this.stopped = false;
   }
 
   /**
@@ -52,16 +56,48 @@ export class PageStatus {
   }
 
   /**
-   * Marks the views as showing an older result than the inputs ask for.
+   * Marks the views as showing an older result than the inputs ask for, because the inputs have errors.
    * @param {boolean} isStale
    */
   setStale(isStale) {
-    const { results, banners } = this.parts;
-    const stale = isStale && this.parts.hasResult();
-    results.classList.toggle('stale', stale);
-    results.dataset.stale = String(stale);
-    if (stale) banners.show('stale', 'warn', 'The inputs have errors (shown beside the fields). The views show the last good result.', { role: 'status' });
+    const { banners } = this.parts;
+    this.staleByErrors = isStale && this.parts.hasResult();
+    if (this.staleByErrors) banners.show('stale', 'warn', 'The inputs have errors (shown beside the fields). The views show the last good result.', { role: 'status' });
     else banners.remove('stale');
+    this.showStale();
+  }
+
+  /**
+   * Marks the views as out of date at once while a new result is being computed (drawn dimmed only when it takes
+   * a moment, so typing does not flicker).
+   * @param {boolean} computing
+   */
+  setComputing(computing) {
+    this.computing = computing && this.parts.hasResult();
+    this.showStale();
+  }
+
+  /**
+   * The last computation was stopped (cancelled by the person): the views stay marked until the next result.
+   * @param {boolean} stopped
+   * @param {() => void} [again] computes the inputs again
+   */
+  setStopped(stopped, again) {
+    const { banners } = this.parts;
+    this.stopped = stopped && this.parts.hasResult();
+    if (this.stopped) {
+      banners.show('stopped', 'info', 'Stopped. The views show the previous result; change an input or compute again.',
+        { action: again ? { label: 'Compute again', run: again } : undefined });
+    } else banners.remove('stopped');
+    this.showStale();
+  }
+
+  showStale() {
+    const { results } = this.parts;
+    const stale = this.staleByErrors || this.stopped;
+    results.classList.toggle('stale', stale);
+    results.classList.toggle('recomputing', this.computing && !stale);
+    results.dataset.stale = String(stale || this.computing);
   }
 
   /**

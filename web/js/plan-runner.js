@@ -1,6 +1,8 @@
 // Runs the plan the inputs describe: state -> request -> worker -> response. One request runs at a time and only
 // the newest inputs run next (typing waits a moment; a drag sends many changes and the engine sees as many as it
-// keeps up with); an answer to older inputs is dropped. Keeps the last good plan with its comparison and hands
+// keeps up with); an answer to older inputs is dropped, and a call that has already run for a while is cancelled by
+// the new inputs rather than waited for. The views are marked out of date at once; a call that takes a while shows
+// its progress and a Cancel button (js/work-status.js). Keeps the last good plan with its comparison and hands
 // both to the views; an error goes beside its field and leaves the last plan on screen, marked stale.
 
 /** @import {EngineResponse, EstimateResult, PageState} from './types.js' */
@@ -10,8 +12,11 @@
 /** @import {PageStatus} from './page-status.js' */
 /** @import {Store} from './store.js' */
 /** @import {EngineClient} from './worker-client.js' */
+/** @import {WorkStatus} from './work-status.js' */
+/** @import {Job} from './worker-client.js' */
 import { planRequest } from './requests.js';
-import { EngineDiedError } from './worker-client.js';
+import { EngineDiedError, CancelledError } from './worker-client.js';
+import { describeBalance, SHOW_AFTER_MS } from './work-status.js';
 
 /** How long typing waits before its plan is asked for. */
 const TYPING_DELAY_MS = 220;
@@ -22,7 +27,7 @@ const TYPING_DELAY_MS = 220;
  *            command: 'estimate' | 'balance', label: string}} ShownPlan
  * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
- *            form: HTMLElement, exclude: HTMLElement,
+ *            work: WorkStatus, form: HTMLElement, exclude: HTMLElement,
  *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void}} RunnerParts
  *   form, exclude: where the plan's errors go (the controls, not the transformer form)
  */
@@ -51,6 +56,10 @@ export class PlanRunner {
     this.pending = false;
     this.running = false;
     this.timer = 0;
+    /** The plan call in flight. @type {Job | null} */
+    this.job = null;
+    /** The person stopped the last call: its answer is not shown, and nothing runs until the inputs change. */
+    this.stopped = false;
   }
 
   /** Whether the plan shown is the one the inputs describe (nothing waiting, running or in error). */
@@ -64,7 +73,12 @@ export class PlanRunner {
    */
   request(immediate) {
     this.pending = true;
+    this.stopped = false;
+    this.parts.status.setStopped(false);
     this.parts.status.setBusy('plan', true);
+    this.parts.status.setComputing(true);
+    // A call that has run for a while is out of date now: stop it rather than wait for it.
+    if (this.job && performance.now() - this.job.started >= SHOW_AFTER_MS) this.job.cancel();
     clearTimeout(this.timer);
     if (immediate) this.runAll();
     else this.timer = window.setTimeout(() => this.runAll(), TYPING_DELAY_MS);
@@ -81,7 +95,16 @@ export class PlanRunner {
     } finally {
       this.running = false;
       this.parts.status.setBusy('plan', this.pending);
+      if (!this.pending) this.parts.status.setComputing(false);
     }
+  }
+
+  /** The person pressed Cancel: the views keep the previous result, marked, until the inputs change. */
+  stop() {
+    this.stopped = true;
+    this.pending = false;
+    clearTimeout(this.timer);
+    this.parts.status.setStopped(true, () => this.request(true));
   }
 
   async runOne() {
@@ -89,9 +112,19 @@ export class PlanRunner {
     if (!status.engineLoaded) return;
     const { command, request } = planRequest(store.state);
     let response;
+    /** @type {(progress: import('./worker-client.js').Progress) => void} */
+    let progressTo = () => {};
+    const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress) });
+    this.job = job;
+    progressTo = this.parts.work.track(job, {
+      label: command === 'balance' ? 'Balancing (PPB)' : 'Estimating the plan',
+      describe: describeBalance,
+      onCancel: () => this.stop(),
+    });
     try {
-      response = await engine.call(command, request);
+      response = await job.result;
     } catch (error) {
+      if (error instanceof CancelledError) return; // newer inputs follow, or the person stopped it
       if (error instanceof EngineDiedError) {
         // The restarted engine gets the same inputs again.
         this.pending = true;
@@ -100,8 +133,12 @@ export class PlanRunner {
       }
       banners.show('plan-failure', 'error', `The plan could not be computed: ${error instanceof Error ? error.message : error}`);
       return;
+    } finally {
+      this.job = null;
     }
-    if (this.pending) return; // newer inputs are waiting; this answer is already out of date
+    // Newer inputs are waiting, or the person stopped this call (a balance in slices still answers with its best
+    // plan so far): this answer is not the one to show.
+    if (this.pending || this.stopped) return;
     if (!response.ok) {
       errors.set('plan', response.errors, { within: this.parts.form, exclude: this.parts.exclude });
       status.setStale(true);

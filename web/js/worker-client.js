@@ -5,11 +5,18 @@
 /** @import {EngineResponse} from './types.js' */
 
 export class EngineDiedError extends Error {}
+/** A call stopped by cancel(): out of date, or stopped by the person. */
+export class CancelledError extends Error {}
 
 /**
+ * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export'} Command
+ * @typedef {{[key: string]: unknown}} Progress what a call in slices reports: a search {done, total}, a balance
+ *   {nodes, incumbent_ms, bound_ms, ...} (the engine's step() answer)
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
- *            onProgress?: (done: number, total: number) => void}} Waiter
- * @typedef {{version: string}} EngineInfo
+ *            onProgress?: (progress: Progress) => void, sliced: boolean}} Waiter
+ * @typedef {{version: string, sliced: string[]}} EngineInfo sliced: the commands the worker runs in slices
+ *   (progress, cancel between slices); any other call is cancelled by replacing the worker
+ * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command, sliced: boolean}} Job
  */
 
 export class EngineClient {
@@ -26,11 +33,13 @@ export class EngineClient {
     /** @type {Map<number, Waiter>} */
     this.pending = new Map();
     /** @type {EngineInfo} */
-    this.info = { version: '' };
+    this.info = { version: '', sliced: ['search'] };
     /** @type {Worker | null} */
     this.worker = null;
     /** whether the current worker has said 'ready' */
     this.loaded = false;
+    /** How many calls were cancelled while they ran (a test hook). */
+    this.cancelledCalls = 0;
     /** @type {Promise<EngineInfo>} */
     this.ready = this.start(started);
   }
@@ -48,7 +57,7 @@ export class EngineClient {
         if (worker !== this.worker) return;
         switch (message.type) {
           case 'ready':
-            this.info = { version: String(message.version ?? '') };
+            this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : ['search'] };
             resolve(this.info);
             break;
           case 'fatal':
@@ -56,7 +65,7 @@ export class EngineClient {
             this.failAll(new Error(`the engine could not be loaded: ${message.error}`));
             break;
           case 'progress':
-            this.pending.get(message.id)?.onProgress?.(message.done, message.total);
+            this.pending.get(message.id)?.onProgress?.(message.progress ?? { done: message.done, total: message.total });
             break;
           case 'response': {
             const waiter = this.pending.get(message.id);
@@ -115,58 +124,95 @@ export class EngineClient {
    * @param {string} reason
    */
   died(reason) {
-    this.worker?.terminate();
-    this.worker = null;
-    this.loaded = false;
-    this.failAll(new EngineDiedError(reason));
-    this.ready = this.start();
-    this.ready.catch(() => {});
+    this.replaceWorker(new EngineDiedError(reason));
     this.hooks.onDeath?.(reason);
   }
 
   /**
+   * Terminates the worker and starts a fresh one; the calls in flight fail with `error`.
+   * @param {Error} error
+   */
+  replaceWorker(error) {
+    this.worker?.terminate();
+    this.worker = null;
+    this.loaded = false;
+    this.failAll(error);
+    this.ready = this.start();
+    this.ready.catch(() => {});
+  }
+
+  /**
    * Sends one command; resolves with the parsed engine response (which may itself be `ok: false`).
-   * @param {'estimate' | 'balance' | 'search' | 'import' | 'export'} command
+   * @param {Command} command
    * @param {object} request
    * @returns {Promise<EngineResponse>}
    */
-  async call(command, request) {
-    await this.ready;
+  call(command, request) {
+    return this.run(command, request).result;
+  }
+
+  /**
+   * Starts one command. cancel() stops it: a call the worker runs in slices (a search; a balance where the module
+   * has a BalanceSession) stops between two slices and its result still arrives (a search's partial result); any
+   * other call fails at once with CancelledError, and when nothing else runs in the worker, the worker is replaced
+   * so that the engine stops working on it (the next call waits for the new one).
+   * @param {Command} command
+   * @param {object} request
+   * @param {{onProgress?: (progress: Progress) => void}} [options]
+   * @returns {Job}
+   */
+  run(command, request, { onProgress } = {}) {
     const id = this.nextId++;
+    let cancelled = false;
     const text = JSON.stringify(request);
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker?.postMessage({ type: 'call', id, command, request: text });
-    });
+    /** @type {Job} */
+    const job = {
+      command,
+      started: performance.now(),
+      sliced: command === 'search',
+      result: Promise.resolve(/** @type {EngineResponse} */ ({ ok: false, errors: [] })),
+      cancel: () => {
+        if (cancelled) return;
+        cancelled = true;
+        this.cancel(id);
+      },
+    };
+    job.result = this.ready.then(() => new Promise((resolve, reject) => {
+      job.sliced = this.info.sliced.includes(command);
+      this.pending.set(id, { resolve, reject, onProgress, sliced: job.sliced });
+      if (command === 'search') this.worker?.postMessage({ type: 'search', id, request: text });
+      else this.worker?.postMessage({ type: 'call', id, command, request: text });
+      if (cancelled) this.cancel(id);
+    }));
+    return job;
   }
 
   /**
    * Starts a search. `cancel()` stops it between two slices; the partial result still arrives.
    * @param {object} request
    * @param {(done: number, total: number) => void} onProgress
-   * @returns {{result: Promise<EngineResponse>, cancel: () => void}}
+   * @returns {Job}
    */
   search(request, onProgress) {
-    const id = this.nextId++;
-    let cancelled = false;
-    const text = JSON.stringify(request);
-    const result = this.ready.then(() => new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
-      this.worker?.postMessage({ type: 'search', id, request: text });
-      if (cancelled) this.cancelSearch(id);
-    }));
-    return {
-      result: /** @type {Promise<EngineResponse>} */ (result),
-      cancel: () => {
-        cancelled = true;
-        if (this.pending.has(id)) this.cancelSearch(id);
-      },
-    };
+    return this.run('search', request, { onProgress: (p) => onProgress(Number(p.done ?? 0), Number(p.total ?? 0)) });
   }
 
-  /** @param {number} id */
-  cancelSearch(id) {
-    this.worker?.postMessage({ type: 'cancel', id });
+  /**
+   * @param {number} id
+   */
+  cancel(id) {
+    const waiter = this.pending.get(id);
+    if (!waiter) return;
+    this.cancelledCalls += 1;
+    if (waiter.sliced) {
+      this.worker?.postMessage({ type: 'cancel', id });
+      return;
+    }
+    this.pending.delete(id);
+    waiter.reject(new CancelledError('cancelled'));
+    // The engine is inside this call and cannot be interrupted: a fresh worker stops it, unless other calls wait
+    // for this one (they would fail too), in which case its answer is dropped when it comes.
+    if (this.pending.size === 0) this.replaceWorker(new CancelledError('cancelled'));
   }
 
   /**

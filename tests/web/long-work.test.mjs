@@ -1,0 +1,90 @@
+// Long engine work is visible and interruptible: a balance that runs for seconds shows a progress line with a
+// Cancel button; Cancel stops it and keeps the previous result, marked; a new input cancels the call in flight
+// rather than waiting for it; the views are marked out of date at once.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, openPage, load, lastResponse, waitForState, upload, cspViolations } from './helpers.mjs';
+import { workloads } from '../../bench/workloads.mjs';
+
+/** @type {Awaited<ReturnType<typeof startSite>>} */
+let site;
+
+before(async () => {
+  site = await startSite();
+});
+
+after(async () => {
+  await site?.close();
+});
+
+/**
+ * A balance that runs for seconds: bench/workloads.mjs's 1000 decoders over 64 stages, whose search stops at its
+ * node budget, not at a proof (about 1.6 s in node on its first call; more in a page under test load).
+ * @returns {{model: any, device: any, pipeline: any}}
+ */
+function longBalance() {
+  const w = workloads().find((x) => x.name === 'balance 1000 layers pp 64');
+  if (!w) throw new Error('bench/workloads.mjs has no "balance 1000 layers pp 64"');
+  const { model, device, pipeline } = /** @type {any} */ (w.request);
+  return { model, device, pipeline };
+}
+
+test('a long balance shows its progress and can be cancelled; the previous result stays, marked', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  const before = await lastResponse(page);
+  // The request sets pp 64 and 256 micro batches; PPB (the default partition) balances it.
+  await page.setInputFiles('input#model-file', { name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(longBalance())) });
+  const line = page.locator('#work .work-line[data-work="balance"]');
+  await line.waitFor({ state: 'visible', timeout: 20_000 });
+  // Marked out of date while it runs.
+  assert.equal(await page.getAttribute('#results', 'data-stale'), 'true');
+  assert.match(await line.textContent() ?? '', /Balancing \(PPB\)/);
+  await line.locator('button[data-cancel]').click();
+  await waitForState(page, ['ready'], 10_000);
+  assert.equal(await page.locator('#work').isHidden(), true);
+  // The previous plan stays on screen, marked, with a way to compute again.
+  assert.deepEqual((await lastResponse(page)).result.stage_layers, before.result.stage_layers);
+  assert.equal(await page.getAttribute('#results', 'data-stale'), 'true');
+  const banner = page.locator('[data-banner="stopped"]');
+  assert.match(await banner.textContent() ?? '', /Stopped/);
+  // The engine still answers: a small change computes a plan of the new model.
+  await page.fill('#pp-degree', '4');
+  await waitForState(page, ['ready'], 30_000);
+  const after = (await lastResponse(page)).result;
+  assert.equal(after.pp_degree, 4);
+  assert.equal(after.stage_layers.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0), 1002);
+  assert.equal(await page.getAttribute('#results', 'data-stale'), 'false');
+  assert.equal(await banner.count(), 0);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a new input cancels the long call in flight instead of waiting for it', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  const long = longBalance();
+  // The even split first (quick), then PPB over the long request.
+  await page.click('label:has(> input[name="partition"][value="even"])');
+  await waitForState(page);
+  await upload(page, 'long.json', JSON.stringify(long));
+  await page.click('label:has(> input[name="partition"][value="ppb"])');
+  const line = page.locator('#work .work-line[data-work="balance"]');
+  await line.waitFor({ state: 'visible', timeout: 20_000 });
+  const started = Date.now();
+  // A new input while it runs: back to the even split, which needs no balance.
+  await page.click('label:has(> input[name="partition"][value="even"])');
+  await waitForState(page, ['ready'], 30_000);
+  const waited = Date.now() - started;
+  const shown = await lastResponse(page);
+  assert.equal(shown.command, 'estimate');
+  assert.equal(shown.result.pp_degree, 64);
+  assert.equal(await page.getAttribute('#results', 'data-stale'), 'false');
+  // Not a timing test: the proof that the balance was not waited for is that its answer never arrived, which the
+  // worker client says by having cancelled it.
+  const cancelled = await page.evaluate(() => /** @type {any} */ (window).__ppb.cancelledCalls);
+  assert.ok(cancelled >= 1, `calls cancelled: ${cancelled} (the even split came after ${waited} ms)`);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});

@@ -1,0 +1,88 @@
+// Long engine work made visible: every call the page tracks (a plan, a model import, an export) that runs for
+// more than SHOW_AFTER_MS gets a line above the views with what it is, how long it has run, its progress where the
+// engine reports one (a balance in slices: nodes searched, best plan so far, lower bound) and a Cancel button.
+// Short calls never show, so typing does not flicker.
+
+/** @import {Job, Progress} from './worker-client.js' */
+import { el } from './dom.js';
+import { ms } from './format.js';
+
+/** Calls shorter than this are not shown. */
+export const SHOW_AFTER_MS = 300;
+
+/**
+ * @typedef {{label: string, describe?: (progress: Progress) => string, onCancel?: () => void}} TrackOptions
+ *   onCancel: called after the person pressed Cancel (the job is cancelled first)
+ */
+
+export class WorkStatus {
+  /** @param {HTMLElement} box the container of the lines (role status) */
+  constructor(box) {
+    this.box = box;
+  }
+
+  /**
+   * Tracks a job until it settles. Returns a function that feeds it progress (for the job's onProgress).
+   * @param {Job} job
+   * @param {TrackOptions} options
+   * @returns {(progress: Progress) => void}
+   */
+  track(job, { label, describe, onCancel }) {
+    const text = el('span', { class: 'work-text', text: `${label}…` });
+    const bar = el('progress', { attrs: { 'aria-label': label } });
+    const detail = el('span', { class: 'work-detail muted' });
+    const cancel = el('button', { class: 'button small', text: 'Cancel', attrs: { type: 'button', 'data-cancel': '' }, on: {
+      click: () => {
+        job.cancel();
+        text.textContent = `${label}: cancelling…`;
+        cancel.disabled = true;
+        onCancel?.();
+      },
+    } });
+    const line = el('div', { class: 'work-line', data: { work: job.command } }, [text, bar, detail, cancel]);
+    /** @type {Progress | null} */
+    let last = null;
+    const update = () => {
+      const elapsed = `${((performance.now() - job.started) / 1000).toFixed(1)} s`;
+      const said = last && describe ? describe(last) : '';
+      detail.textContent = said ? `${elapsed} · ${said}` : elapsed;
+      if (last && typeof last.done === 'number' && typeof last.total === 'number' && last.total > 0) {
+        bar.max = last.total;
+        bar.value = last.done;
+      }
+    };
+    const show = window.setTimeout(() => {
+      update();
+      this.box.append(line);
+      this.box.hidden = false;
+    }, SHOW_AFTER_MS);
+    const tick = window.setInterval(() => { if (line.isConnected) update(); }, 100);
+    const done = () => {
+      clearTimeout(show);
+      clearInterval(tick);
+      line.remove();
+      this.box.hidden = this.box.childElementCount === 0;
+    };
+    job.result.then(done, done);
+    return (progress) => {
+      last = progress;
+      if (line.isConnected) update();
+    };
+  }
+}
+
+/**
+ * What a balance in slices has done so far, from its progress: nodes searched, the best plan's step time, the
+ * bound proven below it.
+ * @param {Progress} p
+ * @returns {string}
+ */
+export function describeBalance(p) {
+  const parts = [];
+  if (typeof p.nodes === 'number') parts.push(`${p.nodes.toLocaleString('en-US')} nodes`);
+  const best = p.incumbent_ms ?? p.incumbent;
+  if (typeof best === 'number' && Number.isFinite(best)) parts.push(`best so far ${ms(best)}`);
+  const bound = p.bound_ms ?? p.bound;
+  if (typeof bound === 'number' && Number.isFinite(bound)) parts.push(`no plan below ${ms(bound)}`);
+  return parts.join(' · ');
+}
