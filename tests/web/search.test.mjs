@@ -26,13 +26,82 @@ after(async () => {
  * @param {{pp: string, vpp: string, m: string, schedules: string[]}} lists
  */
 async function setLists(page, { pp, vpp, m, schedules }) {
+  // No cluster: the micro batch counts are a free list.
+  await page.fill('#search-world', '');
   await page.fill('#search-pp', pp);
-  await page.fill('#search-vpp', vpp);
   await page.fill('#search-m', m);
   for (const schedule of ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1']) {
     await page.setChecked(`#search-schedules input[value="${schedule}"]`, schedules.includes(schedule));
   }
+  // The chunk list is interleaving's: it takes input only while interleaved_1f1b is searched.
+  if (schedules.includes('interleaved_1f1b')) await page.fill('#search-vpp', vpp);
 }
+
+/**
+ * The rows of the ranked table as shown, with the exact values of their cells.
+ * @param {import('playwright-core').Page} page
+ */
+const tableRows = (page) => page.locator('#search-table tbody tr[data-index]').evaluateAll((trs) => trs.map((tr) => {
+  /** @param {string} field */
+  const cell = (field) => tr.querySelector(`td[data-field="${field}"]`);
+  /** @param {string} field */
+  const value = (field) => {
+    const raw = cell(field)?.getAttribute('data-value');
+    return raw === null || raw === undefined ? null : Number(raw);
+  };
+  return { index: Number(tr.getAttribute('data-index')), fits: cell('feasible')?.textContent === 'yes', throughput: value('throughput_samples_per_s'),
+    perSample: value('time_per_sample_ms'), gain: cell('gain_ms')?.textContent ?? '', pp: value('pp_degree'), dp: value('dp_degree') };
+}));
+
+test('the default search starts from the cluster and its top row has the highest throughput, and says why', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  // The default example's cluster: 256 devices, tp 8, a global batch of 256.
+  assert.equal(await page.inputValue('#search-world'), '256');
+  assert.equal(await page.inputValue('#search-tp'), '8');
+  assert.equal(await page.locator('#search-m').isDisabled(), true);
+  assert.match(await page.locator('#search-cluster-hint').textContent() ?? '', /at pp 8: dp 4, 64 micro batches/);
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  assert.equal(result.rank_by, 'step_time');
+  const rows = await tableRows(page);
+  const fitting = rows.filter((r) => r.fits);
+  assert.ok(fitting.length >= 2, `at least two candidates fit: ${fitting.length}`);
+  // Every candidate uses the whole cluster: pp x dp x tp (8) = 256 devices, on the same global batch.
+  for (const r of rows) if (r.dp !== null) assert.equal(/** @type {number} */ (r.pp) * r.dp * 8, 256, `row ${r.index}`);
+  // The top row is the best by the ranked measure: on one cluster and one global batch, throughput.
+  assert.equal(rows[0].fits, true);
+  for (const r of fitting) assert.ok(/** @type {number} */ (rows[0].throughput) >= /** @type {number} */ (r.throughput), `row 1 ${rows[0].throughput} vs row ${r.index + 1} ${r.throughput}`);
+  for (const r of fitting) assert.ok(typeof r.throughput === 'number' && r.throughput > 0, `row ${r.index + 1} has a throughput`);
+  // The gain over the even split only where the even split fits.
+  for (const r of rows) {
+    const c = result.candidates[r.index];
+    if (c.even_split && c.even_split.feasible === false) assert.equal(r.gain, 'even split does not fit');
+    else if (c.plan) assert.notEqual(r.gain, 'even split does not fit');
+  }
+  const verdict = await page.locator('#search-verdict').textContent() ?? '';
+  assert.match(verdict, /^#1 \(pp \d+.*ranks first by throughput/);
+  assert.match(verdict, /Next: #\d+ \(pp \d+.*behind/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('without a cluster the search ranks by time per sample, and the top row is the best by it', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  await setLists(page, { pp: '4, 8', vpp: '2', m: '16, 32, 64', schedules: ['1f1b', 'zb_h1'] });
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  assert.equal(result.rank_by, 'time_per_sample');
+  const fitting = (await tableRows(page)).filter((r) => r.fits);
+  assert.ok(fitting.length >= 2);
+  for (const r of fitting) assert.ok(/** @type {number} */ (fitting[0].perSample) <= /** @type {number} */ (r.perSample));
+  assert.match(await page.locator('#search-verdict').textContent() ?? '', /ranks first by time per sample/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
 
 test('search progress moves and cancel stops it with a partial result', async () => {
   const { page } = open;

@@ -6,12 +6,15 @@
 /** @import {ModelInfo} from './model.js' */
 import { el } from './dom.js';
 import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
+import { clusterShape } from './cluster.js';
 
 /** Text inputs of the plan settings, by their name attribute. */
 const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
   'memory_limit_mib', 'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'layer_offset']);
 /** Text inputs of the search settings: name attribute -> key. */
-const SEARCH_FIELDS = /** @type {const} */ ({ search_pp_degree: 'pp_degree', search_vpp_degree: 'vpp_degree', search_micro_batch_num: 'micro_batch_num', search_top_k: 'top_k' });
+const SEARCH_FIELDS = /** @type {const} */ ({ search_world_size: 'world_size', search_global_batch_size: 'global_batch_size',
+  search_micro_batch_size: 'micro_batch_size', search_tp_degree: 'tp_degree', search_cp_degree: 'cp_degree',
+  search_pp_degree: 'pp_degree', search_vpp_degree: 'vpp_degree', search_micro_batch_num: 'micro_batch_num', search_top_k: 'top_k' });
 
 const PARTITION_HINTS = {
   even: 'Even split: ⌊B / V⌋ body layers per virtual stage, the remainder on the first ones; no recompute.',
@@ -94,10 +97,12 @@ export class Controls {
       this.hooks.onPlanChange(false);
     } else if (name in SEARCH_FIELDS) {
       state.search[SEARCH_FIELDS[/** @type {keyof typeof SEARCH_FIELDS} */ (name)]] = target.value;
+      this.showSearch(state);
       this.hooks.onSearchChange();
     } else if (name === 'search_schedule') {
       state.search.schedule = [...this.form.querySelectorAll('input[name=search_schedule]')]
         .filter((box) => /** @type {HTMLInputElement} */ (box).checked).map((box) => /** @type {HTMLInputElement} */ (box).value);
+      this.showSearch(state);
       this.hooks.onSearchChange();
     }
   }
@@ -164,6 +169,34 @@ export class Controls {
     }
     this.showRecompute(s, info);
     this.showModes(s);
+    this.showSearch(state);
+  }
+
+  /**
+   * The search panel's derived parts: how candidates are ranked, dp and micro batches of the plan's pp on the
+   * cluster, the micro batch list only without a cluster, the chunk list only with interleaving.
+   * @param {PageState} state
+   */
+  showSearch(state) {
+    const q = state.search;
+    const shape = clusterShape(q, state.settings.pp_degree);
+    const hint = this.form.querySelector('#search-hint');
+    if (hint) {
+      hint.textContent = shape
+        ? 'What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.'
+        : 'No cluster (devices empty): every combination below, each balanced by PPB, ranked by time per sample (micro batch counts differ).';
+    }
+    const dp = this.form.querySelector('#search-dp');
+    if (dp) dp.textContent = shape ? shape.dpText : 'no cluster';
+    const clusterHint = this.form.querySelector('#search-cluster-hint');
+    if (clusterHint) clusterHint.textContent = shape ? shape.sentence : 'Give the devices to search what runs on a cluster of that size.';
+    const m = this.form.querySelector('#search-m');
+    if (m instanceof HTMLInputElement) {
+      m.disabled = shape !== null;
+      m.title = shape ? 'With a cluster, micro batches follow from the global batch and dp.' : '';
+    }
+    const vpp = this.form.querySelector('#search-vpp');
+    if (vpp instanceof HTMLInputElement) vpp.disabled = !q.schedule.includes('interleaved_1f1b');
   }
 
   /**

@@ -45,16 +45,18 @@ export class ErrorBoard {
    * Shows a group's errors, replacing that group's previous ones.
    * @param {string} group e.g. 'plan', 'model', 'search'
    * @param {EngineError[]} errors
-   * @param {{within?: HTMLElement, exclude?: HTMLElement | null, target?: HTMLElement}} [where] `target` takes
-   *   every error; otherwise the fields with data-error-for inside `within` (minus `exclude`) are matched
+   * @param {{within?: HTMLElement, exclude?: HTMLElement | null, target?: HTMLElement, prefer?: HTMLElement}} [where]
+   *   `target` takes every error; otherwise the fields with data-error-for inside `within` (minus `exclude`) are
+   *   matched, those inside `prefer` first (the search panel's own /training fields before the plan's)
    */
   set(group, errors, where = {}) {
     this.clear(group);
     const candidates = where.within
       ? [...where.within.querySelectorAll('[data-error-for]')].filter((node) => !where.exclude?.contains(node))
       : [];
+    const preferred = where.prefer ? candidates.filter((node) => where.prefer?.contains(node)) : [];
     for (const error of errors) {
-      const field = where.target ?? fieldFor(candidates, error.path ?? '') ?? this.fallback;
+      const field = where.target ?? fieldFor(preferred, error.path ?? '') ?? fieldFor(candidates, error.path ?? '') ?? this.fallback;
       let list = [...field.children].find((child) => child.classList.contains('field-errors'));
       if (!list) {
         list = el('div', { class: 'field-errors' });

@@ -97,7 +97,17 @@ export function planRequest(state) {
 }
 
 /**
- * The request for a search over the lists in the search settings; the rest comes from the plan settings.
+ * Whether the search settings describe a cluster (devices given): then every candidate processes the same global
+ * batch, dp and micro batches follow from pp, and candidates are ranked by step time, which is throughput.
+ * @param {PageState['search']} q
+ */
+export const hasCluster = (q) => q.world_size.trim() !== '';
+
+/**
+ * The request for a search over the lists in the search settings; device and model from the plan settings. With a
+ * cluster the training section is the cluster's (world_size, global batch, micro batch size, tp, cp); without one
+ * the micro batch counts are a free list and the engine ranks by time per sample, so that fewer micro batches do
+ * not win only by processing fewer samples.
  * @param {PageState} state
  * @returns {Record<string, any>}
  */
@@ -107,15 +117,33 @@ export function searchRequest(state) {
   /** @type {Record<string, any>} */
   const search = {};
   put(search, 'pp_degree', listField(q.pp_degree));
-  put(search, 'vpp_degree', listField(q.vpp_degree));
-  put(search, 'micro_batch_num', listField(q.micro_batch_num));
   if (q.schedule.length > 0) search.schedule = q.schedule;
+  // The chunk counts are interleaving's: the other schedules run one chunk, or two for the V schedules.
+  if (q.schedule.includes('interleaved_1f1b')) {
+    const chunks = listField(q.vpp_degree);
+    if (chunks) search.vpp_degree = q.schedule.some((name) => name !== 'interleaved_1f1b') ? [1, ...chunks.filter((v) => v !== 1)] : chunks;
+  }
   put(search, 'top_k', numberField(q.top_k));
+  if (hasCluster(q)) {
+    /** @type {Record<string, any>} */
+    const training = {};
+    put(training, 'world_size', numberField(q.world_size));
+    put(training, 'global_batch_size', numberField(q.global_batch_size));
+    put(training, 'micro_batch_size', numberField(q.micro_batch_size));
+    put(training, 'tp_degree', numberField(q.tp_degree));
+    put(training, 'cp_degree', numberField(q.cp_degree));
+    sections.training = training;
+    delete sections.pipeline.micro_batch_num;
+  } else {
+    put(search, 'micro_batch_num', listField(q.micro_batch_num));
+    search.rank_by = 'time_per_sample';
+    if ('micro_batch_num' in search) delete sections.training.global_batch_size;
+  }
   // The lists decide these; the single values of the plan settings would only conflict with them.
   for (const key of ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule']) {
     if (key in search) delete sections.pipeline[key];
   }
-  if ('micro_batch_num' in search) delete sections.training.global_batch_size;
+  if (!('vpp_degree' in search)) delete sections.pipeline.vpp_degree;
   return { model: state.model, ...sections, search };
 }
 

@@ -8,7 +8,7 @@
 import { byId, el } from './dom.js';
 import { searchRequest } from './requests.js';
 import { renderPareto } from './views/pareto.js';
-import { renderSearchTable, renderInfeasibleGroups } from './views/search-table.js';
+import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
 import { count } from './format.js';
 
 /**
@@ -80,7 +80,7 @@ export class SearchPanel {
     hooks.onBusy();
     handle.result.then((response) => {
       if (!response.ok) {
-        hooks.errors.set('search', response.errors, { within: hooks.form, exclude: hooks.exclude });
+        hooks.errors.set('search', response.errors, { within: hooks.form, exclude: hooks.exclude, prefer: byId('search-panel', HTMLElement) });
         // The first problem in the status line too: an embed of the scatter shows no fields.
         const first = response.errors[0];
         this.status.textContent = `The search could not run: ${first?.message ?? 'the request has errors'}${first?.path ? ` (${first.path})` : ''}` +
@@ -133,14 +133,17 @@ export class SearchPanel {
     const box = byId('pareto-box', HTMLElement);
     const table = byId('search-table-box', HTMLElement);
     const groups = byId('infeasible-box', HTMLElement);
+    const verdict = byId('search-verdict-box', HTMLElement);
     const result = this.result;
     if (!result) {
+      verdict.replaceChildren();
       box.replaceChildren();
       table.replaceChildren();
       groups.replaceChildren();
       return;
     }
     const limit = Number(this.hooks.getState().settings.memory_limit_mib);
+    verdict.replaceChildren(renderVerdict(result, { limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
     box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected,
       limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
     table.replaceChildren(renderSearchTable(result, {

@@ -35,7 +35,10 @@ export function defaultSettings() {
 
 /** @returns {SearchSettings} */
 export function defaultSearch() {
-  return { pp_degree: '2, 4, 8', vpp_degree: '1, 2', micro_batch_num: '16, 32, 64', schedule: ['1f1b', 'interleaved_1f1b'], top_k: '20' };
+  // The default example's cluster (examples/llama2-70b.json: tp 8, dp 4 at pp 8, so 256 devices); pp left to the
+  // engine (every power of two that divides the cluster and the model).
+  return { world_size: '256', global_batch_size: '256', micro_batch_size: '1', tp_degree: '8', cp_degree: '1',
+    pp_degree: '', vpp_degree: '2', micro_batch_num: '16, 32, 64', schedule: ['1f1b', 'interleaved_1f1b', 'zb_h1'], top_k: '20' };
 }
 
 /**
@@ -139,6 +142,11 @@ export function normaliseState(raw) {
   const searchDefaults = defaultSearch();
   /** @type {SearchSettings} */
   const search = {
+    world_size: text(q.world_size, q.pp_degree === undefined ? searchDefaults.world_size : ''),
+    global_batch_size: text(q.global_batch_size, searchDefaults.global_batch_size),
+    micro_batch_size: text(q.micro_batch_size, searchDefaults.micro_batch_size),
+    tp_degree: text(q.tp_degree, searchDefaults.tp_degree),
+    cp_degree: text(q.cp_degree, searchDefaults.cp_degree),
     pp_degree: text(q.pp_degree, searchDefaults.pp_degree),
     vpp_degree: text(q.vpp_degree, searchDefaults.vpp_degree),
     micro_batch_num: text(q.micro_batch_num, searchDefaults.micro_batch_num),

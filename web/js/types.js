@@ -32,10 +32,11 @@
  * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string,
  *            feasible: boolean, step_time_ms: number | null, peak_mib: number | null,
  *            bubble_fraction: number | null, plan?: CandidatePlan | null, reasons?: string[],
- *            throughput_samples_per_s?: number | null, gain_ms?: number | null, dp_degree?: number | null}} SearchCandidate
+ *            throughput_samples_per_s?: number | null, time_per_sample_ms?: number | null, gain_ms?: number | null,
+ *            dp_degree?: number | null, even_split?: {step_time_ms: number | null, feasible: boolean} | null}} SearchCandidate
  * @typedef {{candidates: SearchCandidate[], pareto: number[],
  *            counts: {space: number, evaluated: number, skipped: number, infeasible: number},
- *            elapsed_ms: number, partial: boolean, cancelled?: boolean,
+ *            elapsed_ms: number, partial: boolean, cancelled?: boolean, rank_by?: 'step_time' | 'time_per_sample',
  *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[]}} SearchResult
  */
 
@@ -65,7 +66,11 @@
  *   recompute_layers: Record<string, number[]> | null
  * }} Settings
  *
- * @typedef {{pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
+ * The search starts from the cluster: world_size devices, the global batch, the micro batch size, tp and cp; every
+ * candidate gets dp = world_size / (pp x tp x cp) and micro batches = global batch / (micro batch size x dp). With
+ * world_size empty there is no cluster: micro_batch_num is a free list and candidates are ranked per sample.
+ * @typedef {{world_size: string, global_batch_size: string, micro_batch_size: string, tp_degree: string, cp_degree: string,
+ *            pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
  *
  * A plan kept for the comparison view: the request sections that make it (the model is the page's own).
  * @typedef {{label: string, request: Record<string, any>}} PinnedPlan

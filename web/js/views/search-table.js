@@ -10,20 +10,34 @@ import { num, percent, count, signed } from '../format.js';
  *            show?: (c: SearchCandidate, index: number) => string}} Column
  */
 
+/** @param {number | null | undefined} v @param {(v: number) => string} [format] */
+const orDash = (v, format = num) => (typeof v === 'number' && Number.isFinite(v) ? format(v) : '–');
+
+/**
+ * The gain over the even split, only where the even split fits (else the comparison means nothing).
+ * @param {SearchCandidate} c
+ */
+function gainText(c) {
+  if (!c.plan) return '–';
+  if (c.even_split && c.even_split.feasible === false) return 'even split does not fit';
+  return c.gain_ms === undefined || c.gain_ms === null ? '–' : signed(c.gain_ms, (v) => `${num(v)} ms`);
+}
+
 /** @type {Column[]} */
 const COLUMNS = [
   { key: 'rank', label: '#', value: (_, i) => i + 1 },
   { key: 'pp_degree', label: 'pp', value: (c) => c.pp_degree },
   { key: 'vpp_degree', label: 'vpp', value: (c) => c.vpp_degree },
+  { key: 'dp_degree', label: 'dp', value: (c) => c.dp_degree ?? null },
   { key: 'micro_batch_num', label: 'micro batches', value: (c) => c.micro_batch_num },
   { key: 'schedule', label: 'schedule', value: (c) => c.schedule },
-  { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => (c.step_time_ms === null ? '–' : num(c.step_time_ms)) },
-  { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => (c.peak_mib === null ? '–' : num(c.peak_mib)) },
-  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => (c.bubble_fraction === null ? '–' : percent(c.bubble_fraction)) },
   { key: 'throughput_samples_per_s', label: 'samples / s', value: (c) => c.throughput_samples_per_s ?? null,
-    show: (c) => (typeof c.throughput_samples_per_s === 'number' ? num(c.throughput_samples_per_s) : '–') },
-  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null,
-    show: (c) => (c.gain_ms === undefined || c.gain_ms === null ? '–' : signed(c.gain_ms, (v) => `${num(v)} ms`)) },
+    show: (c) => orDash(c.throughput_samples_per_s) },
+  { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms) },
+  { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => orDash(c.step_time_ms) },
+  { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
+  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
+  { key: 'gain_ms', label: 'faster than even split', value: (c) => (c.even_split?.feasible === false ? null : c.gain_ms ?? null), show: gainText },
   { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => (c.feasible ? 'yes' : 'no') },
 ];
 
@@ -84,7 +98,9 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
       },
     }, COLUMNS.map((column) => {
       const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
-      return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key } });
+      const raw = column.value(c, index);
+      return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
+        attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null } });
     }));
   });
   return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
@@ -112,4 +128,47 @@ export function renderInfeasibleGroups(result) {
   if (groups.length === 0) return el('p', { class: 'muted', text: 'Every combination was evaluated and fits in memory.' });
   return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, groups.map((g) =>
     el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason })])));
+}
+
+/**
+ * @param {SearchCandidate} c
+ * @param {number} index
+ */
+const short = (c, index) => `#${index + 1} (pp ${c.pp_degree}${c.vpp_degree > 1 ? `, vpp ${c.vpp_degree}` : ''}, ${c.schedule}, ${count(c.micro_batch_num)} micro batches)`;
+
+/**
+ * Why the top row wins and how far the next is, from the engine's figures of both: the ranked measure (throughput
+ * on a cluster, time per sample without one), then step time, bubble and memory headroom side by side.
+ * @param {SearchResult} result
+ * @param {{limit?: number}} options the memory limit, for the headroom
+ * @returns {HTMLElement}
+ */
+export function renderVerdict(result, { limit }) {
+  const feasible = result.candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.feasible && c.step_time_ms !== null);
+  if (feasible.length === 0) {
+    return el('p', { class: 'search-verdict bad', attrs: { id: 'search-verdict' }, text: 'No candidate fits in memory: the reasons are listed below the table.' });
+  }
+  const perSample = result.rank_by === 'time_per_sample';
+  const [top, next] = feasible;
+  const c = top.c;
+  const measure = perSample || typeof c.throughput_samples_per_s !== 'number'
+    ? `${orDash(c.time_per_sample_ms)} ms per sample`
+    : `${num(c.throughput_samples_per_s)} samples/s`;
+  const headroom = (/** @type {SearchCandidate} */ x) => (limit && x.peak_mib !== null ? `, ${percent((limit - x.peak_mib) / limit, 0)} memory headroom` : '');
+  const figures = (/** @type {SearchCandidate} */ x) => `step ${num(x.step_time_ms ?? NaN)} ms, bubble ${orDash(x.bubble_fraction, percent)}, peak ${orDash(x.peak_mib)} MiB${headroom(x)}`;
+  const lines = [`${short(c, top.i)} ranks first by ${perSample ? 'time per sample' : 'throughput'}: ${measure}; ${figures(c)}.`];
+  if (next) {
+    const n = next.c;
+    const ahead = perSample || typeof c.throughput_samples_per_s !== 'number' || typeof n.throughput_samples_per_s !== 'number'
+      ? ((n.time_per_sample_ms ?? NaN) / (c.time_per_sample_ms ?? NaN) - 1)
+      : (c.throughput_samples_per_s / n.throughput_samples_per_s - 1);
+    const why = [];
+    if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push('a smaller bubble');
+    if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push('a shorter step');
+    if (c.peak_mib !== null && n.peak_mib !== null && c.peak_mib < n.peak_mib) why.push('less memory');
+    lines.push(`Next: ${short(n, next.i)}, ${percent(ahead)} behind (${figures(n)})${why.length ? `; #${top.i + 1} has ${why.join(', ')}` : ''}.`);
+  } else {
+    lines.push('It is the only candidate that fits in memory.');
+  }
+  return el('div', { class: 'search-verdict', attrs: { id: 'search-verdict' } }, lines.map((text) => el('p', { text })));
 }
