@@ -192,7 +192,7 @@ window.addEventListener('hashchange', () => {
 
 attachJumpLinks(document);
 attachSharePanel({ getState: () => store.state, getName: () => store.info.name });
-attachExportPanel({
+const exportPanel = attachExportPanel({
   run: (request) => {
     const job = engine.run('export', request);
     work.track(job, { label: 'Writing the export' });
@@ -290,6 +290,7 @@ redrawOnResize();
   get comparison() { return runner.comparison; },
   get search() { return searchPanel.result; },
   get cancelledCalls() { return engine.cancelledCalls; },
+  get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
   crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),
 };

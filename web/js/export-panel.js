@@ -17,11 +17,17 @@ import { CancelledError } from './worker-client.js';
  *            getState: () => PageState, getShown: () => ShownPlan | null, getName: () => string}} ExportHooks
  */
 
-/** @param {ExportHooks} hooks */
+/**
+ * @param {ExportHooks} hooks
+ * @returns {{readonly lastExport: EngineResponse | null}}
+ */
 export function attachExportPanel({ run, errors, banners, getState, getShown, getName }) {
   const preview = byId('export-preview', HTMLElement);
   const copy = byId('export-copy', HTMLButtonElement);
   const errorBox = byId('export-errors', HTMLElement);
+  const notesBox = byId('export-notes', HTMLElement);
+  /** The last engine export (a test hook). @type {EngineResponse | null} */
+  let lastExport = null;
 
   for (const tools of document.querySelectorAll('.view-tools[data-chart]')) {
     const chart = tools.getAttribute('data-chart') ?? '';
@@ -51,9 +57,27 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
     }
   }
 
+  /**
+   * Beside the download: what the export does not carry over from the plan shown, in the engine's words (an export
+   * never changes the plan silently), or that it carries the whole plan.
+   * @param {string} label
+   * @param {unknown} notes
+   */
+  function showNotes(label, notes) {
+    const list = Array.isArray(notes) ? notes.filter((n) => typeof n === 'string') : [];
+    notesBox.hidden = false;
+    notesBox.classList.toggle('warn', list.length > 0);
+    notesBox.replaceChildren(el('p', { class: 'export-notes-title', text: list.length > 0
+      ? `${label}: downloaded, but it does not run exactly the plan shown:`
+      : `${label}: downloaded; it states the plan shown.` }));
+    if (list.length > 0) notesBox.append(el('ul', {}, list.map((note) => el('li', { text: note }))));
+  }
+
   /** @param {string} what */
   async function exportOutput(what) {
     errors.clear('export');
+    notesBox.hidden = true;
+    notesBox.replaceChildren();
     const base = fileName(getName());
     if (what === 'state') {
       download(stateFile(getState()), `${base}.ppb-state.json`);
@@ -73,7 +97,9 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
         errors.set('export', response.errors, { target: errorBox });
         return;
       }
+      lastExport = response;
       download(new Blob([response.result.text], { type: target.type }), `${base}${target.suffix}`);
+      showNotes(target.label, response.result.json?.notes);
       const text = what !== 'chrome-trace';
       preview.hidden = !text;
       copy.hidden = !text;
@@ -88,4 +114,5 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
     button.addEventListener('click', () => { exportOutput(button.getAttribute('data-export') ?? ''); });
   }
   copy.addEventListener('click', () => copyWithFeedback(copy, preview.textContent ?? ''));
+  return { get lastExport() { return lastExport; } };
 }

@@ -60,10 +60,10 @@ export async function pngBlob(svg, scale = 2) {
 
 /**
  * File name and type of each engine export target.
- * @type {Record<string, {suffix: string, type: string}>}
+ * @type {Record<string, {suffix: string, type: string, label: string}>}
  */
 export const TARGET_FILES = {
-  'chrome-trace': { suffix: '-trace.json', type: 'application/json' },
-  mindformers: { suffix: '-mindformers.yaml', type: 'text/yaml' },
-  megatron: { suffix: '-megatron-args.txt', type: 'text/plain' },
+  'chrome-trace': { suffix: '-trace.json', type: 'application/json', label: 'Chrome trace' },
+  mindformers: { suffix: '-mindformers.yaml', type: 'text/yaml', label: 'MindFormers YAML' },
+  megatron: { suffix: '-megatron-args.txt', type: 'text/plain', label: 'Megatron arguments' },
 };
