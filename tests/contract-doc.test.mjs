@@ -229,7 +229,9 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp'
                      'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp',
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
-                     'search_session.cpp', 'search_space.cpp'];
+                     'search_session.cpp', 'search_space.cpp',
+                     // the list of option names balance_command.cpp and search_request.cpp find
+                     'recompute_option_list.cpp'];
 
 // Field names a parser reads: string literals passed to the field reader (FieldReader
 // get/has/allow/require/number/integer/...; json contains/find/at/[]), listed in the loops and
@@ -254,6 +256,7 @@ function fieldsRead(source) {
   add(/\["(\w+)"\](?!\s*=(?!=))/g);
   add(/\bsection\("(\w+)"\)/g);
   add(/optional_int\(\s*\w+,\s*"(\w+)"/g);
+  add(/read_dimension\(\s*\w+,\s*"(\w+)"/g);
   add(/\binteger\(\w+,\s*"(\w+)"/g);  // the transformer reader's integer(reader, "key", ...)
   add(/std::pair\{"(\w+)"/g);
   add(/field\.key\(\) == "(\w+)"/g);

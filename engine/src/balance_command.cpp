@@ -8,6 +8,7 @@
 #include "ppb/io.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/offset_search.hpp"
+#include "recompute_option_list.hpp"
 
 namespace ppb::detail {
 
@@ -34,23 +35,8 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
     return settings;
   }
   FieldReader f(*it, "/balance", d);
-  if (const json* options = f.array("recompute_options", "option names")) {
-    settings.recompute_options.clear();
-    for (std::size_t i = 0; i < options->size(); ++i) {
-      const std::string at = f.at("recompute_options") + "/" + std::to_string(i);
-      const auto name = read_string((*options)[i], at, "each recompute option", d);
-      if (!name || *name == "none") continue;  // "none" is always available
-      const int index = model.option_index(*name);
-      if (index < 0) {
-        d.error("RECOMPUTE_OPTION_UNKNOWN", at, "no layer of the model offers recompute option " + quoted_input(*name) + ".");
-        continue;
-      }
-      // Listed twice is allowed once: every copy would multiply the balancer's work.
-      if (std::find(settings.recompute_options.begin(), settings.recompute_options.end(), index) ==
-          settings.recompute_options.end())
-        settings.recompute_options.push_back(index);
-    }
-  }
+  if (const json* options = f.array("recompute_options", "option names"))
+    settings.recompute_options = read_recompute_option_list(*options, f.at("recompute_options"), model, d);
   if (auto mode = f.string("mode")) {
     if (*mode == "optimal" || *mode == "offset") settings.mode = *mode;
     else d.error("BALANCE_MODE_UNKNOWN", f.at("mode"), "mode is " + quoted_input(*mode) + "; it must be \"optimal\" or \"offset\".");

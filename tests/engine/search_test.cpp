@@ -343,3 +343,39 @@ TEST(Search, SessionChecksTheRequestText) {
 
 }  // namespace
 }  // namespace ppb::test
+
+namespace ppb::test {
+namespace {
+
+// The search section reads through the request's one field reader: the caps and codes of
+// pipeline.pp_degree, one message shape for types and ranges, unknown fields warned about at any
+// depth, and every problem of the section in one answer.
+TEST(Search, SectionReadsLikeEveryOtherSection) {
+  json req = coupled_request(1e6);
+  req["training"] = json::object();
+  req["search"] = {{"pp_degree", {2, 5000}},
+                   {"vpp_degree", {{"min", 1}, {"max", 4}, {"factor", 1}}},
+                   {"micro_batch_num", {1.5}},
+                   {"top_k", 0},
+                   {"schedule", json::array()}};
+  const json r = run("search", req);
+  EXPECT_TRUE(has_error(r, "PP_DEGREE_LIMIT", "/search/pp_degree/1")) << r.dump();
+  EXPECT_TRUE(has_error(r, "OUT_OF_RANGE", "/search/vpp_degree/factor")) << r.dump();
+  EXPECT_TRUE(has_error(r, "NOT_INTEGER", "/search/micro_batch_num/0")) << r.dump();
+  EXPECT_TRUE(has_error(r, "OUT_OF_RANGE", "/search/top_k")) << r.dump();
+  EXPECT_TRUE(has_error(r, "SEARCH_EMPTY", "/search/schedule")) << r.dump();
+  EXPECT_EQ(r["errors"].size(), 5u) << r.dump();
+
+  req["search"] = {{"pp_degree", {{"min", 2}, {"max", 4}, {"stride", 2}}}, {"micro_batch_num", {4}}, {"sort", true}};
+  const json warned = run("search", req);
+  ASSERT_TRUE(warned["ok"]) << warned.dump();
+  std::set<std::string> paths;
+  for (const auto& w : warned["warnings"])
+    if (w["code"] == "UNKNOWN_FIELD") paths.insert(w["path"]);
+  EXPECT_EQ(paths, (std::set<std::string>{"/search/pp_degree/stride", "/search/sort"}));
+  // The unknown "stride" is not a step: pp 2, 3 and 4, by the default step of 1.
+  EXPECT_EQ(warned["result"]["counts"]["space"], 3);
+}
+
+}  // namespace
+}  // namespace ppb::test
