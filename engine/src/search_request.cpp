@@ -37,8 +37,9 @@ std::optional<std::vector<std::int64_t>> read_dimension(FieldReader& section, co
     out = std::move(*values);
   } else if (value->is_object()) {
     FieldReader r(*value, path, d);
-    const bool bounded =
-        r.require("min", "a range needs \"min\" and \"max\".") & r.require("max", "a range needs \"min\" and \"max\".");
+    // Both checked, so that a range missing both hears about both.
+    const bool has_min = r.require("min", "a range needs \"min\" and \"max\".");
+    const bool has_max = r.require("max", "a range needs \"min\" and \"max\".");
     const auto min = r.integer("min", range);
     const auto max = r.integer("max", range);
     const auto step = r.integer("step", {1, range.max, "OUT_OF_RANGE"});
@@ -47,7 +48,8 @@ std::optional<std::vector<std::int64_t>> read_dimension(FieldReader& section, co
       d.error("SEARCH_RANGE", path, "a range takes either \"step\" (at least 1) or \"factor\" (at least 2), not both.");
       return std::nullopt;
     }
-    if (!bounded || !min || !max || (r.has("step") && !step) || (r.has("factor") && !factor)) return std::nullopt;
+    if (!has_min || !has_max || !min || !max || (r.has("step") && !step) || (r.has("factor") && !factor))
+      return std::nullopt;
     for (std::int64_t v = *min; v <= *max && static_cast<std::int64_t>(out.size()) < kMaxSpace;
          v = factor ? v * *factor : v + step.value_or(1))
       out.push_back(v);
