@@ -4,7 +4,8 @@
 // js/page-status.js says what the page as a whole is doing.
 
 /** @import {PageState} from './js/types.js' */
-import { byId, copyWithFeedback } from './js/dom.js';
+import { byId, copyWithFeedback, download } from './js/dom.js';
+import { TEMPLATE_MODEL } from './js/template.js';
 import { initialState, DEFAULT_EXAMPLE } from './js/state.js';
 import { exactPlanSections } from './js/requests.js';
 import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets } from './js/settings-edits.js';
@@ -225,6 +226,16 @@ attachPartitionDrag(byId('stage-loads-box', HTMLElement), {
     runner.request(true);
   },
 });
+
+// ---- newcomers: the template file; the docs (not in the single file, which carries no docs) ----------------------
+byId('template-download', HTMLButtonElement).addEventListener('click', () =>
+  download(new Blob([JSON.stringify(TEMPLATE_MODEL, null, 2)], { type: 'application/json' }), 'ppb-model-template.json'));
+// The docs lie beside the page in docs/ (tools/docs-site.mjs); links are made here, so the single file's markup
+// names no file it does not carry.
+if (!singleFile) {
+  for (const link of document.querySelectorAll('a[data-doc]')) link.setAttribute('href', `docs/${link.getAttribute('data-doc')}`);
+  for (const node of document.querySelectorAll('#docs-link, .docs-only')) /** @type {HTMLElement} */ (node).hidden = false;
+}
 
 byId('offset-copy', HTMLButtonElement).addEventListener('click', (event) =>
   copyWithFeedback(/** @type {HTMLButtonElement} */ (event.currentTarget), byId('offset-value', HTMLElement).textContent ?? ''));

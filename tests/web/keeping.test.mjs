@@ -30,6 +30,8 @@ async function addressFollows(page, prefix, previous = '') {
 test('PPB -> layer_offset starts from the PPB plan: the same offsets, recompute and step time', async () => {
   const { page, problems } = await openPage(site.browser);
   await load(page, site.url);
+  // 40 GiB rather than the example's H100 80 GB: PPB then fits Llama-2 70B on pp 8 by recomputing some layers.
+  await setField(page, '#memory-limit', '40960');
   const ppb = (await lastResponse(page)).result;
   assert.equal((await lastResponse(page)).command, 'balance');
   // The default example needs recompute to fit (PPB recomputes some layers), so a plan that dropped it would differ.

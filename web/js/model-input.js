@@ -2,17 +2,36 @@
 // JSON. Every source ends in one callback with the text and where it came from; classify() then tells a model
 // from a SAPP file, a transformer description, a whole request or a saved page state.
 
+/** @import {Settings, SearchSettings} from './types.js' */
 import { el } from './dom.js';
 import { singleFile } from './single-file.js';
 
+/**
+ * Settings an example states: its hardware (the memory of the GPU it names), its data-parallel size and the
+ * cluster it describes (tp x dp at the default pp 8), so the page opens it on what the example says.
+ * @typedef {{file: string, label: string, settings?: Partial<Settings>, search?: Partial<SearchSettings>}} Example
+ */
+
+/** H100 SXM and PCIe: 80 GiB of HBM. */
+const H100_MIB = '81920';
+
 /** The bundled examples (examples/ beside the page); tests/web/inputs.test.mjs checks that every file is listed. */
+/** @type {Example[]} */
 const BUNDLED = [
-  { file: 'llama2-70b.json', label: 'Llama-2 70B (symbolic, tp 8)' },
-  { file: 'llama2-7b.json', label: 'Llama-2 7B (symbolic, tp 2)' },
-  { file: 'moe-16x.json', label: 'MoE 16 experts, 24 layers' },
-  { file: 'dense-profiled-24l.json', label: 'Dense 24 layers, profiled' },
+  // "tp 8 + SP, distributed optimizer over dp 4, H100": pp 8 x tp 8 x dp 4 = 256 devices.
+  { file: 'llama2-70b.json', label: 'Llama-2 70B (symbolic, tp 8, H100 80 GB)',
+    settings: { memory_limit_mib: H100_MIB, dp_degree: '4' }, search: { world_size: '256', tp_degree: '8', cp_degree: '1' } },
+  // "tp 2 + SP, distributed optimizer over dp 8, H100": pp 8 x tp 2 x dp 8 = 128 devices.
+  { file: 'llama2-7b.json', label: 'Llama-2 7B (symbolic, tp 2, H100 80 GB)',
+    settings: { memory_limit_mib: H100_MIB, dp_degree: '8' }, search: { world_size: '128', tp_degree: '2', cp_degree: '1' } },
+  // "tp 2 + SP, ep 4, distributed optimizer over dp 8, H100": ep lies within dp, so pp 8 x tp 2 x dp 8 = 128.
+  { file: 'moe-16x.json', label: 'MoE 16 experts, 24 layers (tp 2, ep 4, H100 80 GB)',
+    settings: { memory_limit_mib: H100_MIB, dp_degree: '8' }, search: { world_size: '128', tp_degree: '2', cp_degree: '1' } },
+  // examples/README.md quotes this model on pp 4, 16 micro batches (tp 2; no device named).
+  { file: 'dense-profiled-24l.json', label: 'Dense 24 layers, profiled (tp 2)',
+    settings: { pp_degree: '4', vpp_degree: '1', micro_batch_num: '16', batch_mode: 'micro_batch_num' }, search: { tp_degree: '2' } },
   { file: 'dense-8l.json', label: 'Dense 8 layers (small)' },
-  { file: 'sapp-llama-80l.json', label: 'SAPP layer file: Llama-2 70B' },
+  { file: 'sapp-llama-80l.json', label: 'SAPP layer file: Llama-2 70B (tp 8)', search: { tp_degree: '8' } },
 ];
 
 /** The examples the picker offers: the single file has only the one it carries. */

@@ -4,7 +4,7 @@
 // result stays, marked stale. A saved page state that arrives as a file goes to onState.
 
 /** @import {EngineError, PageState} from './types.js' */
-/** @import {Incoming, SourceKind} from './model-input.js' */
+/** @import {Incoming, SourceKind, Example} from './model-input.js' */
 /** @import {Banners} from './banners.js' */
 /** @import {Controls} from './controls.js' */
 /** @import {ErrorBoard} from './errors.js' */
@@ -17,7 +17,7 @@
 import { byId, el } from './dom.js';
 import { CancelledError } from './worker-client.js';
 import { initialState } from './state.js';
-import { putModel } from './settings-edits.js';
+import { putModel, applyExampleDefaults } from './settings-edits.js';
 import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, transformerRequest } from './transformer-form.js';
@@ -111,7 +111,9 @@ export class ModelLoader {
     try {
       const model = await (early ?? readExample(file).then((text) => JSON.parse(text)));
       const example = EXAMPLES.find((e) => e.file === file);
-      store.replace({ ...initialState(model, model.name ?? example?.label ?? file), ui: { ...store.state.ui } });
+      const state = { ...initialState(model, model.name ?? example?.label ?? file), ui: { ...store.state.ui } };
+      if (example) applyExampleDefaults(state, example);
+      store.replace(state);
       this.showModel();
       controls.show(store.state, store.info);
       byId('example-select', HTMLSelectElement).value = file;
@@ -127,12 +129,14 @@ export class ModelLoader {
    * @param {any} model
    * @param {string} label
    * @param {any} [request] a request file the model came from
+   * @param {Example | null} [example] the bundled example it is: its stated hardware and cluster set the settings
    */
-  setModel(model, label, request = null) {
+  setModel(model, label, request = null, example = null) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
     errors.clear('model');
     errors.clear('transformer');
     putModel(store.state, model, label, request);
+    if (example) applyExampleDefaults(store.state, example);
     store.replace(store.state);
     this.showModel();
     controls.show(store.state, store.info);
@@ -166,7 +170,8 @@ export class ModelLoader {
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
       else {
-        this.setModel(reading.model, reading.label, reading.request);
+        this.setModel(reading.model, reading.label, reading.request,
+          incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null);
         // A request's own sections are not part of a model; their fields are not worth a note.
         this.showImportNotes(reading.warnings.filter((w) => !(reading.request && w.code === 'UNKNOWN_FIELD')));
       }

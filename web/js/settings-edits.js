@@ -129,3 +129,13 @@ export function putModel(state, model, label, request = null) {
   state.ui.search = false;
   if (request) applyRequestSettings(s, request);
 }
+
+/**
+ * The settings a bundled example states (its GPU's memory, its dp, its cluster) put in place.
+ * @param {PageState} state changed in place
+ * @param {{settings?: Partial<Settings>, search?: Partial<import('./types.js').SearchSettings>}} example
+ */
+export function applyExampleDefaults(state, example) {
+  Object.assign(state.settings, example.settings ?? {});
+  Object.assign(state.search, example.search ?? {});
+}
