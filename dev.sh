@@ -4,7 +4,8 @@
 #   ./dev.sh test               build everything and run every suite; ends with "N passed, N failed"
 #   ./dev.sh build              build the native engine, CLI, tests, the WASM module and the site
 #   ./dev.sh lint               ESLint and tsc --checkJs over the JavaScript (web/, tools/, tests/, bench/); no build
-#   ./dev.sh bench              run the benchmarks, native beside WASM (node, Chromium); writes docs/benchmarks.md
+#   ./dev.sh bench              run the benchmarks, native beside WASM (node, Chromium), and the page's timeline frame
+#                               times; writes docs/benchmarks.md
 #   ./dev.sh fuzz SECONDS       build the libFuzzer target (clang, ASan, UBSan) in build/fuzz and run it
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -234,7 +235,9 @@ case "$command" in
       --benchmark_out_format=json "$@"
     say "the same requests natively, as WASM under node and in headless Chromium (writes docs/benchmarks.md)"
     node bench/wasm-bench.mjs --gbench build/bench/gbench.json
+    say "the page's timeline at 16,384 operations in headless Chromium: zoom and pan frame times"
+    node bench/page-frames.mjs
     ;;
-  help | -h | --help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' ;;
+  help | -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command '$command'; try ./dev.sh help" ;;
 esac

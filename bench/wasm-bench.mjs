@@ -12,7 +12,7 @@
 // --out; --gbench adds the medians of a Google Benchmark JSON report (bench/bench.cpp).
 // PPB_BUILD_NATIVE and PPB_BUILD_WASM name other build directories than build/native and build/wasm.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -346,6 +346,11 @@ async function main() {
       'request, resolving the plan and writing the response.', '',
       '| benchmark | real ms | CPU ms | counters |', '|---|---:|---:|---|', ...gbenchRows(options.gbench), '');
   }
+  // The page's frame times (bench/page-frames.mjs) live in the same file, between their markers: kept as they are.
+  const previous = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
+  const framesAt = previous.indexOf('<!-- page-frames -->');
+  const framesEnd = previous.indexOf('<!-- /page-frames -->');
+  if (framesAt >= 0 && framesEnd > framesAt) lines.push(previous.slice(framesAt, framesEnd + '<!-- /page-frames -->'.length), '');
   writeFileSync(options.out, lines.join('\n'));
   process.stderr.write(`wrote ${relative(ROOT, options.out)}\n`);
 }

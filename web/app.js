@@ -75,7 +75,7 @@ const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
 const sizeOf = (box) => ({ width: widthOf(box), height: fit && box.clientHeight > 0 ? box.clientHeight : undefined });
 
 const timeViews = new TimeViews({ timeline: byId('timeline-box', HTMLElement), memory: byId('memory-box', HTMLElement),
-  details: byId('op-details', HTMLElement) }, tooltip, palette, fit);
+  details: byId('op-details', HTMLElement), stages: byId('memory-stages', HTMLElement) }, tooltip, palette, fit);
 const controls = new Controls(form, () => store.state, {
   onPlanChange: (immediate) => runner.request(immediate),
   onSearchChange: () => {

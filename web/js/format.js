@@ -55,3 +55,26 @@ const SCHEDULE_NAMES = /** @type {Record<string, string>} */ ({ gpipe: 'GPipe', 
 
 /** @param {string} schedule the engine's name @returns {string} */
 export const scheduleName = (schedule) => SCHEDULE_NAMES[schedule] ?? schedule;
+
+/** @type {Map<number, Intl.NumberFormat>} */
+const fixedFormats = new Map();
+
+/**
+ * An axis tick's label with as many decimals as the ticks' step needs (step 0.25 -> 2, 2.5 -> 1, 50 -> 0), so
+ * neighbouring ticks never read the same however far an axis is zoomed.
+ * @param {number} value
+ * @param {number} step the distance between ticks
+ * @returns {string}
+ */
+export function tickLabel(value, step) {
+  if (!(step > 0) || !Number.isFinite(step)) return num(value);
+  const power = Math.floor(Math.log10(step) + 1e-9);
+  const mantissa = step / 10 ** power;
+  const decimals = Math.max(0, Math.min(9, -power + (Math.abs(mantissa - 2.5) < 1e-6 ? 1 : 0)));
+  let format = fixedFormats.get(decimals);
+  if (!format) {
+    format = new Intl.NumberFormat('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    fixedFormats.set(decimals, format);
+  }
+  return format.format(Math.abs(value) < step * 1e-9 ? 0 : value);
+}

@@ -134,19 +134,20 @@ export function niceMax(max, count = 5) {
  * A horizontal axis along y with ticks, grid lines up to gridTop and a title.
  * @param {Scale} scale
  * @param {{y: number, gridTop?: number, title: string, palette: Palette, count?: number,
- *          format: (value: number) => string}} options
+ *          format: (value: number, step: number) => string}} options format gets the value and the ticks' step
  * @returns {SVGElement}
  */
 export function axisBottom(scale, { y, gridTop, title, palette, count = 6, format }) {
   const [x0, x1] = scale.range;
   const values = ticks(scale.domain[0], scale.domain[1], count);
+  const step = values.length > 1 ? values[1] - values[0] : 0;
   const group = s('g', { class: 'axis axis-x', 'font-size': 11, fill: palette.muted });
   for (const value of values) {
     const x = scale(value);
     if (x < x0 - 0.5 || x > x1 + 0.5) continue;
     if (gridTop !== undefined) group.append(s('line', { x1: x, x2: x, y1: gridTop, y2: y, stroke: palette.grid }));
     group.append(s('line', { x1: x, x2: x, y1: y, y2: y + 4, stroke: palette.axis }));
-    group.append(text(x, y + 16, format(value), { 'text-anchor': 'middle' }));
+    group.append(text(x, y + 16, format(value, step), { 'text-anchor': 'middle' }));
   }
   group.append(s('line', { x1: x0, x2: x1, y1: y, y2: y, stroke: palette.axis }));
   group.append(text((x0 + x1) / 2, y + 32, title, { 'text-anchor': 'middle', fill: palette.text, 'font-size': 12 }));

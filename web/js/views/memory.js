@@ -4,8 +4,8 @@
 
 /** @import {EstimateResult} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
-import { s, text, textWidth, linear, niceMax, ticks, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
-import { mib, num } from '../format.js';
+import { s, text, textWidth, linear, niceMax, ticks, axisBottom, axisLeft, legend, legendHeight, chartRoot, LEGEND_LINE } from '../svg.js';
+import { mib, num, tickLabel } from '../format.js';
 
 const MARGIN_LEFT = 70;
 const MARGIN_RIGHT = 18;
@@ -16,21 +16,69 @@ const PLOT_HEIGHT = 220;
  * The plot area; with `height` (embedded charts) the plot fills it above the axis and legend.
  * @param {number} width
  * @param {number} [height]
- * @param {number} [legendRows]
+ * @param {number} [legendSpace] the legend's height (memoryLegendHeight)
  * @returns {{x0: number, x1: number, top: number, bottom: number}}
  */
-export function memoryLayout(width, height, legendRows = 1) {
-  const plot = height ? Math.max(80, height - TOP - 58 - legendRows * 18) : PLOT_HEIGHT;
+export function memoryLayout(width, height, legendSpace = LEGEND_LINE) {
+  const plot = height ? Math.max(80, height - TOP - 40 - legendSpace - 8) : PLOT_HEIGHT;
   return { x0: MARGIN_LEFT, x1: width - MARGIN_RIGHT, top: TOP, bottom: TOP + plot };
 }
 
+/** Stages the legend names one by one; more are summed up in one entry. */
+const LEGEND_STAGES = 16;
+
 /**
- * Legend rows for a number of stages at a width.
- * @param {number} width
- * @param {number} stages
+ * The legend: the stages shown (up to LEGEND_STAGES, then a count), the peak and the limit.
+ * @param {EstimateResult} result
+ * @param {Palette} palette
+ * @param {Set<number> | null} shown null: every stage
+ * @returns {import('../svg.js').LegendItem[]}
  */
-export function memoryLegendRows(width, stages) {
-  return Math.min(6, Math.ceil((stages + 1) / Math.max(1, Math.floor((width - MARGIN_LEFT - MARGIN_RIGHT) / 80))));
+function legendItems(result, palette, shown) {
+  const stages = result.stages.map((_, i) => i).filter((i) => !shown || shown.has(i));
+  /** @type {import('../svg.js').LegendItem[]} */
+  const items = stages.slice(0, stages.length > LEGEND_STAGES ? LEGEND_STAGES - 1 : LEGEND_STAGES).map((i) => {
+    const { color, dash } = stageStroke(i, palette);
+    return { label: `stage ${i}`, color, kind: dash ? /** @type {const} */ ('dash') : /** @type {const} */ ('line') };
+  });
+  if (stages.length > LEGEND_STAGES) items.push({ label: `and ${stages.length - LEGEND_STAGES + 1} more stages`, color: palette.muted, kind: 'line' });
+  if (shown && shown.size < result.stages.length) items.push({ label: `other stages (${result.stages.length - shown.size})`, color: palette.axis, kind: 'line' });
+  const peak = peakOf(result);
+  if (peak) items.push({ label: `peak: stage ${peak.stage}`, color: palette.over, kind: 'ring' });
+  items.push({ label: 'limit', color: palette.limit, kind: 'dash' });
+  return items;
+}
+
+/**
+ * The height of the legend at a width.
+ * @param {number} width
+ * @param {EstimateResult} result
+ * @param {Palette} palette
+ * @param {Set<number> | null} shown
+ */
+export const memoryLegendHeight = (width, result, palette, shown) => legendHeight(legendItems(result, palette, shown), width - MARGIN_LEFT - MARGIN_RIGHT);
+
+/**
+ * The stage with the highest peak, the peak, and when it is first reached (the level after each instant, as drawn).
+ * @param {EstimateResult} result
+ * @returns {{stage: number, mib: number, at: number} | null}
+ */
+export function peakOf(result) {
+  if (result.stages.length === 0) return null;
+  let stage = 0;
+  result.stages.forEach((st, i) => {
+    if (st.memory.peak_mib > result.stages[stage].memory.peak_mib) stage = i;
+  });
+  const points = collapseInstants(result.memory_timeline?.[stage] ?? []);
+  let at = 0;
+  let high = -Infinity;
+  for (const [t, level] of points) {
+    if (level > high) {
+      high = level;
+      at = t;
+    }
+  }
+  return { stage, mib: result.stages[stage].memory.peak_mib, at };
 }
 
 /**
@@ -57,14 +105,20 @@ export function levelAt(points, t) {
  * @returns {number[][]}
  */
 export function collapseInstants(points) {
+  const known = collapsed.get(points);
+  if (known) return known;
   /** @type {number[][]} */
   const out = [];
   for (const point of points) {
     if (out.length > 0 && out[out.length - 1][0] === point[0]) out[out.length - 1] = point;
     else out.push(point);
   }
+  collapsed.set(points, out);
   return out;
 }
+
+/** collapseInstants remembered per timeline: a chart follows every zoom and pan step of the same result. */
+const collapsed = /** @type {WeakMap<number[][], number[][]>} */ (new WeakMap());
 
 /**
  * Colour and dash of a stage's line: colours repeat after the palette's series, with another dash pattern.
@@ -91,7 +145,9 @@ export function stageStroke(stage, palette) {
 function stepPath(points, base, x, y, t0, t1, end) {
   const parts = [];
   const level = levelAt(points, t0);
-  parts.push(`M${x(t0).toFixed(1)} ${y(base + level).toFixed(1)}`);
+  // Tenths of a pixel, without toFixed's string work (this runs for every step of every stage on each redraw).
+  const r = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+  parts.push(`M${r(x(t0))} ${r(y(base + level))}`);
   let i = 0;
   while (i < points.length && points[i][0] <= t0) ++i;
   const stop = Math.min(t1, end);
@@ -108,18 +164,21 @@ function stepPath(points, base, x, y, t0, t1, end) {
       last = points[j][1];
       ++j;
     }
-    parts.push(`H${nx.toFixed(1)}`);
-    if (j > i + 1) parts.push(`V${y(base + high).toFixed(1)}V${y(base + low).toFixed(1)}`);
-    parts.push(`V${y(base + last).toFixed(1)}`);
+    parts.push(`H${r(nx)}`);
+    if (j > i + 1) parts.push(`V${r(y(base + high))}V${r(y(base + low))}`);
+    parts.push(`V${r(y(base + last))}`);
     i = j;
   }
-  parts.push(`H${x(stop).toFixed(1)}`);
+  parts.push(`H${r(x(stop))}`);
   return parts.join('');
 }
 
 /**
- * @typedef {{width: number, height?: number, palette: Palette, window: [number, number], until?: number}} MemoryOptions
- * until: where the memory steps end when the engine cut the timeline (its steps stop at the last operation returned)
+ * @typedef {{width: number, height?: number, palette: Palette, window: [number, number], until?: number,
+ *            shown?: Set<number> | null, highlight?: number | null}} MemoryOptions
+ * until: where the memory steps end when the engine cut the timeline (its steps stop at the last operation returned);
+ * shown: the stages drawn in their colours (null: all); the others are drawn thin and grey behind them, as context;
+ * highlight: a stage drawn bold over the others, which fade
  */
 
 /**
@@ -127,15 +186,19 @@ function stepPath(points, base, x, y, t0, t1, end) {
  * @param {MemoryOptions} options
  * @returns {SVGSVGElement}
  */
-export function renderMemory(result, { width, height: fit, palette, window, until }) {
+export function renderMemory(result, { width, height: fit, palette, window, until, shown = null, highlight = null }) {
   const stages = result.stages;
   const pp = stages.length;
-  const legendRows = memoryLegendRows(width, pp);
-  const layout = memoryLayout(width, fit, legendRows);
+  const items = legendItems(result, palette, shown);
+  const legendSpace = legendHeight(items, width - MARGIN_LEFT - MARGIN_RIGHT);
+  const layout = memoryLayout(width, fit, legendSpace);
   const { x0, x1, top, bottom } = layout;
-  const height = bottom + 50 + legendRows * 18 + 8;
+  const height = bottom + 40 + legendSpace + 8;
+  const peak = peakOf(result);
+  const count = shown ? shown.size : pp;
   const root = chartRoot({ id: 'memory', width, height, palette,
-    label: `Memory over time per stage, ${pp} stages, against the memory limit` });
+    label: `Memory over time per stage, ${count === pp ? `${pp} stages` : `${count} of ${pp} stages`}, against the memory limit` +
+      (peak ? `; the peak is on stage ${peak.stage}, ${mib(peak.mib)}` : '') });
   const timelines = result.memory_timeline ?? [];
   if (timelines.length === 0) {
     root.append(text(width / 2, height / 2, 'no memory timeline in this result', { 'text-anchor': 'middle', fill: palette.muted }));
@@ -143,8 +206,8 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   }
   const [t0, t1] = window;
   const limit = stages[0]?.memory.limit_mib;
-  const peak = Math.max(...stages.map((st) => st.memory.peak_mib), limit ?? 0);
-  const top_ = niceMax(peak * 1.04);
+  const highest = Math.max(...stages.map((st) => st.memory.peak_mib), limit ?? 0);
+  const top_ = niceMax(highest * 1.04);
   // Static memory is flat: when every stage holds much of it, the axis starts at a round value below the lowest
   // level, so the changes over time have room; the tick labels say where it starts.
   const lowest = Math.min(...stages.map((st) => st.memory.static_mib + st.memory.reserved_mib));
@@ -154,17 +217,48 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   const y = linear([floor, top_], [bottom, top]);
   root.append(s('defs', {}, [s('clipPath', { id: 'memory-clip' }, [s('rect', { x: x0, y: top - 4, width: x1 - x0, height: bottom - top + 8 })])]));
   root.append(axisLeft(y, { x: x0, gridRight: x1, title: 'memory (MiB)', palette, format: num, titleOffset: 52 }));
-  root.append(axisBottom(x, { y: bottom, title: 'time (ms)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
+  root.append(axisBottom(x, { y: bottom, title: 'time (ms)', palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
 
-  const lines = s('g', { class: 'memory-lines', 'clip-path': 'url(#memory-clip)', fill: 'none' });
-  stages.forEach((stage, i) => {
+  // Step lines are horizontal and vertical only: crisp edges cost less to draw and look the same.
+  const lines = s('g', { class: 'memory-lines', 'clip-path': 'url(#memory-clip)', fill: 'none', 'shape-rendering': 'crispEdges' });
+  // Stages not picked: one thin grey path behind the others (no dashes: cheap to draw however many).
+  const context = stages.map((_, i) => i).filter((i) => shown && !shown.has(i));
+  if (context.length > 0) {
+    const end = Math.min(result.step_time_ms, until ?? Infinity);
+    lines.append(s('path', { d: context.map((i) => stepPath(collapseInstants(timelines[i] ?? []), stages[i].memory.static_mib + stages[i].memory.reserved_mib,
+      x, y, t0, t1, end)).join(''), stroke: palette.axis, 'stroke-width': 1, 'stroke-opacity': 0.45, class: 'memory-context' }));
+  }
+  const order = stages.map((_, i) => i).filter((i) => !shown || shown.has(i));
+  // The highlighted stage last, so it lies on top.
+  if (highlight !== null && order.includes(highlight)) order.push(...order.splice(order.indexOf(highlight), 1));
+  for (const i of order) {
+    const stage = stages[i];
     const points = collapseInstants(timelines[i] ?? []);
     const base = stage.memory.static_mib + stage.memory.reserved_mib;
     const { color, dash } = stageStroke(i, palette);
-    lines.append(s('path', { d: stepPath(points, base, x, y, t0, t1, Math.min(result.step_time_ms, until ?? Infinity)), stroke: color, 'stroke-width': 1.75,
-      'stroke-dasharray': dash, 'stroke-linejoin': 'round', class: 'memory-line', 'data-stage': i }));
-  });
+    lines.append(s('path', { d: stepPath(points, base, x, y, t0, t1, Math.min(result.step_time_ms, until ?? Infinity)), stroke: color,
+      'stroke-width': highlight === i ? 3 : 1.75, 'stroke-opacity': highlight !== null && highlight !== i ? 0.3 : null,
+      'stroke-dasharray': dash, 'stroke-linejoin': 'round', class: highlight === i ? 'memory-line highlighted' : 'memory-line', 'data-stage': i }));
+  }
   root.append(lines);
+
+  // The peak: a ring where the highest stage first reaches it, named.
+  if (peak && peak.at >= t0 && peak.at <= t1) {
+    const px = x(peak.at);
+    const py = y(peak.mib);
+    const label = `peak: stage ${peak.stage}, ${mib(peak.mib)}`;
+    const width = textWidth(label, 10.5, 600);
+    const right = px + 10 + width < x1;
+    const left = right ? px + 9 : px - 9 - width;
+    // Above the ring, unless the limit's label is there: then below it.
+    const limitLabel = limit !== undefined && limit > 0
+      ? { x: x1 - textWidth(`limit ${mib(limit)}`, 10.5, 600) - 8, y: y(limit) - 15 } : null;
+    const above = !limitLabel || left + width < limitLabel.x || py - 7 < limitLabel.y - 2 || py - 18 > limitLabel.y + 13;
+    root.append(s('g', { class: 'memory-peak', 'data-stage': peak.stage }, [
+      s('circle', { cx: px, cy: py, r: 5, fill: 'none', stroke: palette.over, 'stroke-width': 2 }),
+      text(right ? px + 9 : px - 9, above ? py - 7 : py + 17, label, { 'text-anchor': right ? 'start' : 'end', 'font-size': 10.5, 'font-weight': 600, fill: palette.over }),
+    ]));
+  }
 
   if (limit !== undefined && limit > 0) {
     const ly = y(limit);
@@ -175,12 +269,6 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   }
   root.append(s('line', { class: 'cursor', x1: x0, x2: x0, y1: top, y2: bottom, stroke: palette.muted, 'stroke-width': 1, visibility: 'hidden' }));
 
-  /** @type {import('../svg.js').LegendItem[]} */
-  const items = stages.slice(0, 6 * 8).map((_, i) => {
-    const { color, dash } = stageStroke(i, palette);
-    return { label: `stage ${i}`, color, kind: dash ? /** @type {const} */ ('dash') : /** @type {const} */ ('line') };
-  });
-  items.push({ label: 'limit', color: palette.limit, kind: 'dash' });
   root.append(legend(items, { x: x0, y: bottom + 42, maxWidth: x1 - x0, palette }).node);
   return root;
 }

@@ -4,19 +4,24 @@
 
 /**
  * @typedef {[number, number]} TimeWindow
- * @typedef {{plot: () => {x0: number, x1: number, width: number} | null, getWindow: () => TimeWindow,
- *            extent: () => TimeWindow, setWindow: (window: TimeWindow) => void}} ZoomHooks
+ * @typedef {{plot: () => {x0: number, x1: number, width: number} | null, chartX: (clientX: number) => number,
+ *            scale: () => number, getWindow: () => TimeWindow, extent: () => TimeWindow,
+ *            setWindow: (window: TimeWindow) => void}} ZoomHooks
+ * chartX: a pointer's x in chart coordinates; scale: chart units per CSS pixel (both without reading layout)
  */
 
+/** The narrowest window (the zoom's limit): a microsecond, or a 20,000th of the step when that is longer. */
+export const MIN_SPAN_MS = 0.001;
+
 /**
- * Clamps a window to the extent, keeping a minimal span.
+ * Clamps a window to the extent, keeping a minimal span (the zoom's limit).
  * @param {TimeWindow} window
  * @param {TimeWindow} extent
  * @returns {TimeWindow}
  */
 export function clampWindow([a, b], [lo, hi]) {
   const full = hi - lo;
-  const minSpan = Math.max(full / 20000, 1e-6);
+  const minSpan = minimumSpan(full);
   const span = Math.min(full, Math.max(minSpan, b - a));
   const start = Math.min(Math.max(lo, a), hi - span);
   if (!Number.isFinite(start) || !Number.isFinite(span)) return [lo, hi];
@@ -24,7 +29,14 @@ export function clampWindow([a, b], [lo, hi]) {
 }
 
 /**
- * Zooms a window by a factor around time t (factor < 1 zooms in).
+ * The narrowest window for a step of this length.
+ * @param {number} full
+ */
+const minimumSpan = (full) => Math.min(full, Math.max(full / 20000, MIN_SPAN_MS));
+
+/**
+ * Zooms a window by a factor around time t (factor < 1 zooms in), the span kept within its limits: at a limit the
+ * window stays where it is rather than sliding.
  * @param {TimeWindow} window
  * @param {number} t
  * @param {number} factor
@@ -32,7 +44,11 @@ export function clampWindow([a, b], [lo, hi]) {
  * @returns {TimeWindow}
  */
 export function zoomWindow([a, b], t, factor, extent) {
-  return clampWindow([t - (t - a) * factor, t + (b - t) * factor], extent);
+  const span = b - a;
+  const next = Math.min(extent[1] - extent[0], Math.max(minimumSpan(extent[1] - extent[0]), span * factor));
+  const f = span > 0 ? next / span : 1;
+  if (f === 1) return [a, b];
+  return clampWindow([t - (t - a) * f, t + (b - t) * f], extent);
 }
 
 /**
@@ -43,12 +59,10 @@ export function attachTimeZoom(container, hooks) {
   /** @param {number} clientX */
   const timeAt = (clientX) => {
     const plot = hooks.plot();
-    const svg = container.querySelector('svg');
-    if (!plot || !svg) return null;
-    const rect = svg.getBoundingClientRect();
-    const x = ((clientX - rect.left) / rect.width) * plot.width;
+    if (!plot) return null;
+    const x = hooks.chartX(clientX);
     const [a, b] = hooks.getWindow();
-    return { t: a + ((x - plot.x0) / (plot.x1 - plot.x0)) * (b - a), perPixel: ((b - a) / (plot.x1 - plot.x0)) * (plot.width / rect.width), inside: x >= plot.x0 && x <= plot.x1 };
+    return { t: a + ((x - plot.x0) / (plot.x1 - plot.x0)) * (b - a), perPixel: ((b - a) / (plot.x1 - plot.x0)) * hooks.scale(), inside: x >= plot.x0 && x <= plot.x1 };
   };
 
   container.addEventListener('wheel', (event) => {

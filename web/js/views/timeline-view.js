@@ -8,17 +8,39 @@
 /** @import {Tooltip} from '../tooltip.js' */
 /** @import {TimeWindow} from './time-zoom.js' */
 import { indexTimeline, renderTimeline, timelineLayout, timelineLegendHeight, opAt, idleAround, nearestOp } from './timeline.js';
-import { renderMemory, memoryLayout, memoryLegendRows, levelAt } from './memory.js';
+import { renderMemory, memoryLayout, memoryLegendHeight, levelAt, peakOf, stageStroke } from './memory.js';
 import { attachTimeZoom, clampWindow, zoomWindow } from './time-zoom.js';
 import { ms, mib, num } from '../format.js';
 import { el } from '../dom.js';
+import { s as svgElement } from '../svg.js';
+import { BoxGeometry } from './box-geometry.js';
+
+/** Stages the memory chart draws in colour by default (its palette's distinct colours). */
+const MEMORY_COLOURED = 8;
 
 const OP_NAMES = /** @type {Record<string, string>} */ ({ F: 'forward', B: 'backward', W: 'weight gradient' });
 
+/**
+ * Puts a newly drawn chart in its box. A chart of the same size takes the place of the old one's contents inside
+ * the old root element, so the page around it needs no new layout (zoom and pan redraw many times a second).
+ * @param {HTMLElement} box
+ * @param {SVGSVGElement} chart
+ */
+function swapChart(box, chart) {
+  const old = box.firstElementChild;
+  if (!(old instanceof SVGSVGElement) || old.id !== chart.id || old.getAttribute('width') !== chart.getAttribute('width') ||
+      old.getAttribute('height') !== chart.getAttribute('height')) {
+    box.replaceChildren(chart);
+    return;
+  }
+  for (const { name, value } of chart.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  old.replaceChildren(...chart.childNodes);
+}
+
 export class TimeViews {
   /**
-   * @param {{timeline: HTMLElement, memory: HTMLElement, details: HTMLElement}} boxes details: where the selected
-   *   operation is described
+   * @param {{timeline: HTMLElement, memory: HTMLElement, details: HTMLElement, stages: HTMLElement}} boxes details:
+   *   where the selected operation is described; stages: the memory chart's stage picker and its peak
    * @param {Tooltip} tooltip
    * @param {() => Palette} palette
    * @param {boolean} [fitHeight] charts fill their boxes' height (embed mode)
@@ -41,13 +63,22 @@ export class TimeViews {
     this.selected = null;
     /** @type {TimelineOp | null} the selected operation as last shown (found again in new data) */
     this.lastSelected = null;
+    /** @type {Set<number> | null} the stages the memory chart draws (null: all) */
+    this.shownStages = null;
+    /** @type {number | null} the stage the memory chart draws bold */
+    this.highlightStage = null;
     // Before the zoom's own keys: with an operation selected, the arrows move the selection instead of panning.
     boxes.timeline.addEventListener('keydown', (event) => this.selectionKey(event));
     this.watchClicks(boxes.timeline);
+    /** Sizes and places of the two boxes, kept without reading layout per event. */
+    this.geometry = { timeline: new BoxGeometry(boxes.timeline), memory: new BoxGeometry(boxes.memory) };
     for (const [name, box] of Object.entries({ timeline: boxes.timeline, memory: boxes.memory })) {
+      const geometry = name === 'timeline' ? this.geometry.timeline : this.geometry.memory;
       box.dataset.ownTooltip = '';
       attachTimeZoom(box, {
         plot: () => this.plot(name),
+        chartX: (clientX) => geometry.chartPoint({ clientX, clientY: 0 }, this.width(box)).x,
+        scale: () => this.width(box) / Math.min(this.width(box), geometry.size().width || this.width(box)),
         getWindow: () => this.currentWindow(),
         extent: () => this.extent(),
         setWindow: (w) => this.setWindow(w),
@@ -80,8 +111,16 @@ export class TimeViews {
   }
 
   /** @param {HTMLElement} box */
+  geometryOf(box) {
+    return box === this.boxes.timeline ? this.geometry.timeline : this.geometry.memory;
+  }
+
+  /**
+   * The width a chart is drawn at: its box's (known without reading layout).
+   * @param {HTMLElement} box
+   */
   width(box) {
-    return Math.max(320, Math.floor(box.clientWidth || 800));
+    return Math.max(320, Math.floor(this.geometryOf(box).size().width || 800));
   }
 
   /**
@@ -90,7 +129,8 @@ export class TimeViews {
    * @returns {number | undefined}
    */
   height(box) {
-    return this.fitHeight && box.clientHeight > 0 ? box.clientHeight : undefined;
+    const height = this.fitHeight ? this.geometryOf(box).size().height : 0;
+    return height > 0 ? Math.floor(height) : undefined;
   }
 
   /** @param {number} width */
@@ -101,7 +141,8 @@ export class TimeViews {
 
   /** @param {number} width */
   memoryLayout(width) {
-    return memoryLayout(width, this.height(this.boxes.memory), memoryLegendRows(width, this.result?.stages.length ?? 1));
+    const result = this.result;
+    return memoryLayout(width, this.height(this.boxes.memory), result ? memoryLegendHeight(width, result, this.palette(), this.shownStages) : undefined);
   }
 
   /**
@@ -110,8 +151,16 @@ export class TimeViews {
    */
   setData(result) {
     const previous = this.result?.step_time_ms;
-    this.result = result;
     const pp = result.stages.length;
+    if (this.result?.stages.length !== pp) {
+      // Up to 8 stages each has its own colour and all are drawn; beyond, colours repeat and 32 coloured lines
+      // cannot be told apart, so the peak stage is drawn in colour over the others in grey until more are picked.
+      const peak = peakOf(result);
+      this.shownStages = pp > MEMORY_COLOURED && peak ? new Set([peak.stage]) : null;
+      this.highlightStage = null;
+    }
+    this.result = result;
+    this.showStagePicker();
     this.index = indexTimeline(result.timeline ?? [], pp, result.step_time_ms);
     if (this.window && previous && Math.abs(previous - result.step_time_ms) / previous < 0.5) {
       this.window = clampWindow(this.window, this.extent());
@@ -122,10 +171,17 @@ export class TimeViews {
     this.redraw();
   }
 
-  /** @param {TimeWindow | null} window */
+  /**
+   * Shows a time window (null: the whole step); a window that is the one shown draws nothing (a pan against the
+   * end, a zoom past its limit).
+   * @param {TimeWindow | null} window
+   */
   setWindow(window) {
     const extent = this.extent();
-    this.window = window && (window[0] > extent[0] || window[1] < extent[1]) ? clampWindow(window, extent) : null;
+    const next = window && (window[0] > extent[0] || window[1] < extent[1]) ? clampWindow(window, extent) : null;
+    const now = this.window;
+    if (next === now || (next && now && next[0] === now[0] && next[1] === now[1])) return;
+    this.window = next;
     this.redraw();
   }
 
@@ -160,9 +216,9 @@ export class TimeViews {
       truncated: result.timeline_truncated
         ? { operations: result.timeline_operations ?? this.index.count, limit: result.timeline_limit ?? this.index.count } : null,
     });
-    this.boxes.timeline.replaceChildren(timeline);
-    this.boxes.memory.replaceChildren(renderMemory(result, { width: this.width(this.boxes.memory), height: this.height(this.boxes.memory), palette, window,
-      until: result.timeline_truncated ? this.index.lastStart : undefined }));
+    swapChart(this.boxes.timeline, timeline);
+    swapChart(this.boxes.memory, renderMemory(result, { width: this.width(this.boxes.memory), height: this.height(this.boxes.memory), palette, window,
+      until: result.timeline_truncated ? this.index.lastStart : undefined, shown: this.shownStages, highlight: this.highlightStage }));
     if (this.hoverMicroBatch !== null) this.highlight(this.hoverMicroBatch);
   }
 
@@ -172,12 +228,9 @@ export class TimeViews {
    * @param {MouseEvent} event
    */
   local(box, event) {
-    const svg = box.querySelector('svg');
-    if (!svg) return null;
-    const rect = svg.getBoundingClientRect();
-    const width = Number(svg.getAttribute('width'));
-    const height = Number(svg.getAttribute('height'));
-    return { x: ((event.clientX - rect.left) / rect.width) * width, y: ((event.clientY - rect.top) / rect.height) * height, width };
+    if (!box.firstElementChild) return null;
+    const width = this.width(box);
+    return { ...this.geometryOf(box).chartPoint(event, width), width };
   }
 
   /** @param {PointerEvent} event */
@@ -234,12 +287,86 @@ export class TimeViews {
     cursor?.setAttribute('x1', String(at.x));
     cursor?.setAttribute('x2', String(at.x));
     cursor?.setAttribute('visibility', 'visible');
-    const lines = result.stages.slice(0, 16).map((stage, i) => {
+    const stages = result.stages.map((_, i) => i).filter((i) => !this.shownStages || this.shownStages.has(i));
+    const lines = stages.slice(0, 16).map((i) => {
+      const stage = result.stages[i];
       const level = levelAt(result.memory_timeline?.[i] ?? [], t);
       return `stage ${i}: ${mib(stage.memory.static_mib + stage.memory.reserved_mib + level)} (activations ${mib(level)})`;
     });
-    if (result.stages.length > 16) lines.push(`… ${result.stages.length - 16} more stages`);
+    if (stages.length > 16) lines.push(`… ${stages.length - 16} more stages`);
     this.tooltip.show(event.clientX, event.clientY, [`at ${ms(t)}`, ...lines]);
+  }
+
+  /**
+   * The memory chart's stage picker: which stage peaks, and a button per stage (pressed: drawn; pointer over or
+   * focus: drawn bold), with All and "Peak stage only".
+   */
+  showStagePicker() {
+    const result = this.result;
+    const box = this.boxes.stages;
+    if (!result) return;
+    const palette = this.palette();
+    const peak = peakOf(result);
+    const limit = result.stages[0]?.memory.limit_mib;
+    const shown = this.shownStages;
+    /**
+     * @param {string} label
+     * @param {string} name
+     * @param {() => void} run
+     */
+    const action = (label, name, run) => el('button', { class: 'button small ghost', text: label, attrs: { type: 'button', 'data-stages': name },
+      on: { click: run } });
+    const chips = result.stages.map((_, i) => {
+      const { color, dash } = stageStroke(i, palette);
+      const swatch = svgElement('svg', { width: 16, height: 8, 'aria-hidden': 'true', class: 'swatch' },
+        [svgElement('line', { x1: 0, x2: 16, y1: 4, y2: 4, stroke: color, 'stroke-width': 2.5, 'stroke-dasharray': dash })]);
+      return el('button', {
+        class: 'stage-chip', attrs: { type: 'button', 'aria-pressed': String(!shown || shown.has(i)), 'data-stage': i, 'aria-label': `stage ${i}${peak?.stage === i ? ' (peak)' : ''}` },
+        on: {
+          click: () => this.toggleStage(i),
+          pointerenter: () => this.highlightMemory(i),
+          pointerleave: () => this.highlightMemory(null),
+          focus: () => this.highlightMemory(i),
+          blur: () => this.highlightMemory(null),
+        },
+      }, [swatch, String(i)]);
+    });
+    box.replaceChildren(
+      el('p', { class: 'memory-peak-line', attrs: { id: 'memory-peak' }, text: peak
+        ? `Peak: stage ${peak.stage}, ${mib(peak.mib)}${limit ? ` (${Math.round((peak.mib / limit) * 100)} % of the ${mib(limit)} limit)` : ''}, first reached at ${ms(peak.at)}.`
+        : '' }),
+      el('div', { class: 'stage-chips', attrs: { role: 'group', 'aria-label': 'Stages drawn in colour in the memory chart (the others in grey)' } }, [
+        action('All in colour', 'all', () => this.showStages(null)),
+        action('Peak stage only', 'peak', () => this.showStages(peak ? new Set([peak.stage]) : null)),
+        ...chips,
+      ]),
+    );
+  }
+
+  /**
+   * @param {Set<number> | null} stages null: all
+   */
+  showStages(stages) {
+    this.shownStages = stages && this.result && stages.size < this.result.stages.length ? stages : null;
+    this.showStagePicker();
+    this.draw();
+  }
+
+  /** @param {number} stage */
+  toggleStage(stage) {
+    const pp = this.result?.stages.length ?? 0;
+    const shown = new Set(this.shownStages ?? Array.from({ length: pp }, (_, i) => i));
+    if (shown.has(stage)) shown.delete(stage);
+    else shown.add(stage);
+    this.showStages(shown.size === 0 ? new Set([stage]) : shown);
+    /** @type {HTMLElement | null} */ (this.boxes.stages.querySelector(`.stage-chip[data-stage="${stage}"]`))?.focus();
+  }
+
+  /** @param {number | null} stage */
+  highlightMemory(stage) {
+    if (this.highlightStage === stage) return;
+    this.highlightStage = stage;
+    this.redraw();
   }
 
   /** @returns {TimelineOp | null} */

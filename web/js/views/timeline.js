@@ -7,10 +7,12 @@
 /** @import {TimelineOp} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
 import { s, text, textWidth, linear, axisBottom, legend, legendHeight, chartRoot, hatchPattern, LEGEND_LINE } from '../svg.js';
-import { ms, num } from '../format.js';
+import { ms, num, tickLabel } from '../format.js';
 import { textOn } from '../theme.js';
 
 export const MAX_BOXES = 2500;
+/** The operation kinds, in the order of the per-kind paths. */
+const OP_KINDS = /** @type {const} */ (['F', 'B', 'W']);
 const MARGIN_LEFT = 70;
 const MARGIN_RIGHT = 18;
 const TOP = 30;
@@ -184,7 +186,7 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     const b = Math.min(x1, x(index.stepTime));
     if (b > a) rows.append(s('rect', { x: a, y, width: b - a, height: rowHeight, fill: 'url(#timeline-hatch)', class: 'bubble-row' }));
   }
-  root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: 'time (ms)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
+  root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: 'time (ms)', palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
   root.append(rows);
 
   // Which operations are visible.
@@ -199,7 +201,8 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   });
 
   const colors = opColors(palette);
-  const boxes = s('g', { class: 'ops', 'clip-path': 'url(#timeline-clip)' });
+  // Boxes are axis-aligned: crisp edges look the same and spare the browser anti-aliasing thousands of them.
+  const boxes = s('g', { class: 'ops', 'clip-path': 'url(#timeline-clip)', 'shape-rendering': visible > MAX_BOXES ? 'crispEdges' : null });
   const shade = (/** @type {TimelineOp} */ op) => (vpp > 1 ? 1 - 0.3 * ((Math.floor(op.virtual_stage / pp)) % 3) : 1);
   if (visible <= MAX_BOXES) {
     // Attributes shared by every box or label sit on the row's group; each box is a clone of one prototype, which
@@ -245,16 +248,67 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
       }
       boxes.append(rowBoxes, rowLabels);
     }
+  } else if (visible <= pp * (x1 - x0)) {
+    // Too many boxes for one element each, but a pixel or more each on average: per stage, the busy time as
+    // rectangles in the backward colour (touching operations of any kind merged), and the forward and weight
+    // operations on top (touching ones of a kind merged). The same picture as a box per operation, with half the
+    // shapes for the browser to draw: in the steady state a stage alternates F and B without a gap.
+    const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+    for (let stage = 0; stage < pp; ++stage) {
+      const row = index.rows[stage];
+      const y = round(top + stage * (rowHeight + rowGap));
+      const height = round(rowHeight);
+      /** @type {string[][]} busy (B), F, W */
+      const paths = [[], [], []];
+      /** Open runs: busy, F, W (from, to; from < 0 when none). */
+      const runs = [[-1, 0], [-1, 0], [-1, 0]];
+      const flush = (/** @type {number} */ k) => {
+        const [from, to] = runs[k];
+        if (from < 0) return;
+        const w = round(Math.max(0.6, to - from));
+        paths[k].push(`M${round(from)} ${y}h${w}v${height}h${-w}z`);
+        runs[k][0] = -1;
+      };
+      const extend = (/** @type {number} */ k, /** @type {number} */ xa, /** @type {number} */ xb) => {
+        const run = runs[k];
+        if (run[0] >= 0 && xa - run[1] < 0.5) {
+          run[1] = Math.max(run[1], xb);
+          return;
+        }
+        flush(k);
+        run[0] = xa;
+        run[1] = xb;
+      };
+      const [first, last] = ranges[stage];
+      for (let i = first; i < last; ++i) {
+        const op = row[i];
+        const xa = Math.max(x0, x(op.start_ms));
+        const xb = Math.min(x1, x(op.end_ms));
+        extend(0, xa, xb);
+        if (op.op === 'F') extend(1, xa, xb);
+        else if (op.op === 'W') extend(2, xa, xb);
+        else {
+          // A backward box breaks the forward and weight runs it lies between.
+          flush(1);
+          flush(2);
+        }
+      }
+      for (let k = 0; k < 3; ++k) flush(k);
+      /** @type {['B', 'F', 'W']} */
+      const kinds = ['B', 'F', 'W'];
+      kinds.forEach((name, k) => {
+        if (paths[k].length > 0) boxes.append(s('path', { d: paths[k].join(''), fill: colors[name], class: 'op-path', 'data-op': name, 'data-stage': stage }));
+      });
+    }
   } else {
-    // Too many boxes to draw one by one: per stage and pixel column, the share of time spent in F, B and W,
-    // stacked from the bottom of the row (idle time shows through above). One path per stage and kind.
+    // Operations narrower than a pixel on average: per stage and pixel column, the share of time spent in F, B
+    // and W, stacked from the bottom of the row (idle time shows through above). One path per stage and kind.
     const columns = Math.max(1, Math.ceil(x1 - x0));
     const perColumn = (t1 - t0) / columns;
-    const kinds = /** @type {const} */ (['F', 'B', 'W']);
     for (let stage = 0; stage < pp; ++stage) {
       const row = index.rows[stage];
       const y = top + stage * (rowHeight + rowGap);
-      const busy = kinds.map(() => new Float64Array(columns));
+      const busy = OP_KINDS.map(() => new Float64Array(columns));
       const [first, last] = ranges[stage];
       for (let i = first; i < last; ++i) {
         const op = row[i];
@@ -271,29 +325,34 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
         }
       }
       /** @type {string[][]} */
-      const paths = kinds.map(() => []);
-      // Runs of columns with the same (rounded) heights become one rectangle.
+      const paths = [[], [], []];
+      // Runs of columns with the same heights (in half pixels) become one rectangle.
+      const heights = new Float64Array(3);
+      const runHeights = new Float64Array(3);
       let runStart = 0;
-      /** @type {number[]} */
-      let runHeights = [];
       const flush = (/** @type {number} */ end) => {
         let bottom = y + rowHeight;
-        runHeights.forEach((h, k) => {
-          if (h > 0) paths[k].push(`M${(x0 + runStart).toFixed(1)} ${(bottom - h).toFixed(2)}h${end - runStart}v${h.toFixed(2)}h${runStart - end}z`);
+        for (let k = 0; k < 3; ++k) {
+          const h = runHeights[k];
+          if (h > 0) paths[k].push(`M${x0 + runStart} ${Math.round((bottom - h) * 100) / 100}h${end - runStart}v${h}h${runStart - end}z`);
           bottom -= h;
-        });
+        }
       };
       for (let column = 0; column < columns; ++column) {
-        const heights = kinds.map((_, k) => Math.round(Math.min(1, busy[k][column] / perColumn) * rowHeight * 2) / 2);
-        if (column === 0 || heights.some((h, k) => h !== runHeights[k])) {
+        let same = column > 0;
+        for (let k = 0; k < 3; ++k) {
+          heights[k] = Math.round(Math.min(1, busy[k][column] / perColumn) * rowHeight * 2) / 2;
+          if (heights[k] !== runHeights[k]) same = false;
+        }
+        if (!same) {
           if (column > 0) flush(column);
           runStart = column;
-          runHeights = heights;
+          runHeights.set(heights);
         }
       }
       flush(columns);
-      kinds.forEach((kind, k) => {
-        if (paths[k].length > 0) boxes.append(s('path', { d: paths[k].join(''), fill: colors[kind], class: 'op-path', 'data-op': kind, 'data-stage': stage }));
+      OP_KINDS.forEach((name, k) => {
+        if (paths[k].length > 0) boxes.append(s('path', { d: paths[k].join(''), fill: colors[name], class: 'op-path', 'data-op': name, 'data-stage': stage }));
       });
     }
   }
@@ -325,7 +384,9 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     root.append(text(x0, top - 12, `${num(index.count)} of ${num(truncated.operations)} operations returned (the engine's cap is ${num(truncated.limit)}): ` +
       `the step is estimated in full, the boxes stop at ${ms(index.lastStart)}`, { 'font-size': 11, fill: palette.over }));
   } else if (visible > MAX_BOXES) {
-    root.append(text(x0, top - 12, `${num(visible)} operations in view: each pixel column shows the share of time in F, B and W; zoom in for single boxes`, { 'font-size': 11, fill: palette.muted }));
+    const how = visible <= pp * (x1 - x0) ? 'touching boxes of a kind drawn as one; zoom in to outline and number each'
+      : 'each pixel column shows the share of time in F, B and W; zoom in for single boxes';
+    root.append(text(x0, top - 12, `${num(visible)} operations in view: ${how}`, { 'font-size': 11, fill: palette.muted }));
   }
 
   const items = legendEntries(index.hasW, vpp).map(({ label, key, kind, opacity }) =>
