@@ -128,6 +128,7 @@ function redrawAll() {
  */
 function applyState(next) {
   store.replace(next);
+  byId('example-select', HTMLSelectElement).value = '';
   errors.clear('model');
   theme.apply();
   if (next.transformer) setTransformerValues(transformerBox, next.transformer);

@@ -92,10 +92,13 @@ export async function copyWithFeedback(button, content, field) {
 }
 
 /**
- * A file name from free text: letters, digits, dots, dashes.
+ * A file name from free text: letters, digits, dots, dashes; at most 60 characters, cut between words.
  * @param {string} name
  * @returns {string}
  */
 export function fileName(name) {
-  return name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'ppb';
+  const plain = name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '');
+  if (plain.length <= 60) return plain || 'ppb';
+  const cut = plain.lastIndexOf('-', 60);
+  return (cut > 0 ? plain.slice(0, cut) : plain.slice(0, 60)).replace(/[-.]+$/, '') || 'ppb';
 }

@@ -51,7 +51,10 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
       return;
     }
     try {
-      download(format === 'svg' ? svgBlob(svg) : await pngBlob(svg), `${fileName(getName())}-${chart}.${format}`);
+      // The chart's view heading and the model: what the picture is, once it is out of the page.
+      const heading = svg.closest('.view')?.querySelector('h2')?.textContent?.trim() ?? chart;
+      const title = `${heading} · ${getName() || 'PPB plan'}`;
+      download(format === 'svg' ? svgBlob(svg, title) : await pngBlob(svg, title), `${fileName(getName())}-${chart}.${format}`);
     } catch (error) {
       banners.show('export', 'error', `The ${format.toUpperCase()} could not be made: ${error instanceof Error ? error.message : error}`);
     }

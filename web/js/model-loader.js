@@ -137,6 +137,8 @@ export class ModelLoader {
     errors.clear('transformer');
     putModel(store.state, model, label, request);
     if (example) applyExampleDefaults(store.state, example);
+    // The picker names the example shown, or nothing once another model replaced it.
+    byId('example-select', HTMLSelectElement).value = example?.file ?? '';
     store.replace(store.state);
     this.showModel();
     controls.show(store.state, store.info);

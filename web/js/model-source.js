@@ -25,7 +25,12 @@ export async function readDocument({ text, name }, importModel) {
   try {
     doc = JSON.parse(text);
   } catch (error) {
-    return problem('JSON_SYNTAX', `${name} is not valid JSON: ${error instanceof Error ? error.message : error}.`);
+    return problem('JSON_SYNTAX', `${name} is not valid JSON: ${syntaxMessage(text, error)}`);
+  }
+  const huge = nonFinitePath(doc, '');
+  if (huge !== null) {
+    return { kind: 'problem', errors: [{ code: 'NUMBER_TOO_LARGE', path: huge,
+      message: `${name}: the number at ${huge || 'the top'} is too large for JSON to carry (beyond about 1.8e308, it reads as infinity); write a smaller one.` }] };
   }
   const what = classify(doc);
   if (what === 'unknown') {
@@ -52,4 +57,44 @@ export async function readDocument({ text, name }, importModel) {
     : source === 'transformer' ? `${model.name || name} (generated from a transformer description)`
     : model.name || name;
   return { kind: 'model', model, label, warnings: response.warnings ?? [], request: what === 'request' ? doc : null };
+}
+
+/**
+ * Where a JSON syntax error is, as line and column (1-based), with the parser's reason.
+ * @param {string} text
+ * @param {unknown} error what JSON.parse threw
+ * @returns {string}
+ */
+export function syntaxMessage(text, error) {
+  const raw = error instanceof Error ? error.message : String(error);
+  const at = /at position (\d+)/.exec(raw);
+  const position = at ? Number(at[1]) : text.length;
+  const before = text.slice(0, position);
+  const line = (before.match(/\n/g)?.length ?? 0) + 1;
+  const column = position - before.lastIndexOf('\n');
+  const reason = at ? raw.replace(/\s*in JSON at position \d+.*$/s, '') : 'the text ends before the JSON does (a bracket, brace or quote is not closed)';
+  return `line ${line}, column ${column}: ${reason}.`;
+}
+
+/**
+ * The JSON Pointer of the first number that parsed to infinity (JSON allows 1e999; JavaScript cannot keep it and
+ * would send it on as null), or null when there is none.
+ * @param {unknown} value
+ * @param {string} path
+ * @returns {string | null}
+ */
+export function nonFinitePath(value, path) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; ++i) {
+      const found = nonFinitePath(value[i], `${path}/${i}`);
+      if (found !== null) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = nonFinitePath(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }

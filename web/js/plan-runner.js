@@ -111,6 +111,8 @@ export class PlanRunner {
     const { engine, store, status, errors, banners } = this.parts;
     if (!status.engineLoaded) return;
     const { command, request } = planRequest(store.state);
+    // A model that could not be read before these inputs were sent is old news once their plan is shown.
+    const modelProblemBefore = errors.has('model');
     let response;
     /** @type {(progress: import('./worker-client.js').Progress) => void} */
     let progressTo = () => {};
@@ -145,6 +147,7 @@ export class PlanRunner {
       return;
     }
     errors.clear('plan');
+    if (modelProblemBefore) errors.clear('model');
     banners.remove('plan-failure');
     const result = /** @type {EstimateResult} */ (response.result);
     const label = planLabel(store.state);

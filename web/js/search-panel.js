@@ -7,7 +7,7 @@
 /** @import {Palette} from './theme.js' */
 import { byId, el } from './dom.js';
 import { searchRequest } from './requests.js';
-import { renderPareto } from './views/pareto.js';
+import { renderPareto, nearestPoint } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
 import { count } from './format.js';
 
@@ -44,8 +44,10 @@ export class SearchPanel {
     /** @param {Event} event */
     const pointOf = (event) => (event.target instanceof Element ? event.target.closest('[data-index]') : null);
     points.addEventListener('click', (event) => {
-      const point = pointOf(event);
-      if (point) hooks.onOpen(Number(point.getAttribute('data-index')));
+      // The point nearest the click, not the topmost element under it: close points' hit areas overlap.
+      const svg = points.querySelector('svg#pareto');
+      const index = svg instanceof SVGSVGElement ? nearestPoint(svg, event.clientX, event.clientY) : null;
+      if (index !== null) hooks.onOpen(index);
     });
     points.addEventListener('keydown', (event) => {
       const point = pointOf(event);

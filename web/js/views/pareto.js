@@ -4,7 +4,7 @@
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
-import { s, text, linear, niceMax, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
+import { s, text, linear, niceMax, ticks, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
 import { ms, mib, num, percent } from '../format.js';
 
 /**
@@ -38,9 +38,17 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   }
   const peaks = points.map(({ c }) => /** @type {number} */ (c.peak_mib));
   const times = points.map(({ c }) => /** @type {number} */ (c.step_time_ms));
-  const xMax = niceMax(Math.max(...peaks, limit ?? 0) * 1.04);
+  // The memory axis spans the candidates (and the limit), not zero to the largest: the feasible points differ by a
+  // few percent and would sit on top of each other.
+  const lowest = Math.min(...peaks, limit ?? Infinity);
+  const highest = Math.max(...peaks, limit ?? 0);
+  const pad = (highest - lowest) * 0.06 || highest * 0.05 || 1;
+  const xTicks = ticks(Math.max(0, lowest - pad), highest + pad, Math.max(3, Math.round((x1 - x0) / 100)));
+  const xStep = xTicks.length > 1 ? xTicks[1] - xTicks[0] : pad;
+  const xMin = Math.max(0, Math.floor((lowest - pad) / xStep) * xStep);
+  const xMax = Math.ceil((highest + pad) / xStep) * xStep;
   const yMax = niceMax(Math.max(...times) * 1.04);
-  const x = linear([0, xMax], [x0, x1]);
+  const x = linear([xMin, xMax], [x0, x1]);
   const y = linear([0, yMax], [bottom, top]);
   root.append(axisLeft(y, { x: x0, gridRight: x1, title: 'step time (ms)', palette, format: num, titleOffset: 56 }));
   root.append(axisBottom(x, { y: bottom, gridTop: top, title: 'largest stage peak memory (MiB)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 100)) }));
@@ -64,7 +72,9 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   }
 
   const dots = s('g', { class: 'points' });
-  for (const { c, index } of points) {
+  // The Pareto front last, on top of the points it dominates.
+  const ordered = [...points.filter(({ index }) => !front.has(index)), ...points.filter(({ index }) => front.has(index))];
+  for (const { c, index } of ordered) {
     const px = x(/** @type {number} */ (c.peak_mib));
     const py = y(/** @type {number} */ (c.step_time_ms));
     const onFront = front.has(index);
@@ -96,4 +106,30 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
     { label: 'memory limit', color: palette.limit, kind: 'dash' },
   ], { x: x0, y: height - 26, maxWidth: x1 - x0, palette }).node);
   return root;
+}
+
+/**
+ * The index of the candidate whose point is nearest to a pointer, within 14 chart pixels, or null.
+ * @param {SVGSVGElement} svg the drawn scatter
+ * @param {number} clientX
+ * @param {number} clientY
+ * @returns {number | null}
+ */
+export function nearestPoint(svg, clientX, clientY) {
+  const rect = svg.getBoundingClientRect();
+  const scale = Number(svg.getAttribute('width')) / (rect.width || 1);
+  const px = (clientX - rect.left) * scale;
+  const py = (clientY - rect.top) * scale;
+  let best = null;
+  let bestDistance = 14;
+  for (const point of svg.querySelectorAll('.point[data-index]')) {
+    const centre = point.querySelector('circle');
+    if (!centre) continue;
+    const d = Math.hypot(Number(centre.getAttribute('cx')) - px, Number(centre.getAttribute('cy')) - py);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = Number(point.getAttribute('data-index'));
+    }
+  }
+  return best;
 }
