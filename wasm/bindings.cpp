@@ -3,11 +3,14 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cstdio>
+#include <optional>
 #include <string>
 
 #include "ppb/commands.hpp"
 #include "ppb/version.hpp"
 #include "ppb/search_session.hpp"
+#include "ppb/balance_session.hpp"
 
 namespace {
 
@@ -39,6 +42,24 @@ std::string search_step(ppb::SearchSession& session, double slice_ms) {
 emscripten::val search_error(const ppb::SearchSession& session) { return to_js(session.error().json); }
 emscripten::val search_result(ppb::SearchSession& session, bool cancelled) { return to_js(session.result(cancelled).json); }
 
+// A number, or null when there is none.
+std::string number_or_null(const std::optional<double>& x) {
+  if (!x) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", *x);
+  return text;
+}
+
+// Progress as JSON, as for the search.
+std::string balance_step(ppb::BalanceSession& session, double slice_ms) {
+  const ppb::BalanceProgress p = session.step(slice_ms);
+  return "{\"phase\":\"" + p.phase + "\",\"nodes\":" + std::to_string(p.nodes) +
+         ",\"simulations\":" + std::to_string(p.simulations) + ",\"incumbent_ms\":" + number_or_null(p.incumbent_ms) +
+         ",\"lower_bound_ms\":" + number_or_null(p.lower_bound_ms) + ",\"finished\":" + (p.finished ? "true" : "false") + "}";
+}
+emscripten::val balance_error(const ppb::BalanceSession& session) { return to_js(session.error().json); }
+emscripten::val balance_result(ppb::BalanceSession& session) { return to_js(session.result().json); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(ppb) {
@@ -55,4 +76,11 @@ EMSCRIPTEN_BINDINGS(ppb) {
       .function("error", &search_error)
       .function("step", &search_step)
       .function("result", &search_result);
+  // A balance in slices: progress (phase, nodes, simulations, incumbent_ms, lower_bound_ms) between
+  // them, each slice a fresh call; result() before the end answers with the best plan so far.
+  emscripten::class_<ppb::BalanceSession>("BalanceSession")
+      .constructor<std::string>()
+      .function("error", &balance_error)
+      .function("step", &balance_step)
+      .function("result", &balance_result);
 }

@@ -1,10 +1,13 @@
-// The `balance` command: PPB's optimal plan (or the ranked layer_offset search) beside the even split.
+// The `balance` command and BalanceSession, its face in slices for the WASM boundary: PPB's optimal
+// plan (or the ranked layer_offset search) beside the even split. Both read the request the same
+// way and write the same response.
 #include <algorithm>
 #include <cmath>
 
 #include "command_support.hpp"
 #include "field_reader.hpp"
 #include "ppb/balance.hpp"
+#include "ppb/balance_session.hpp"
 #include "ppb/io.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/offset_search.hpp"
@@ -63,11 +66,23 @@ json gain_json(const Estimate& plan, const Estimate& baseline) {
 
 }  // namespace
 
-CommandOutput run_balance(const json& document) {
-  Diagnostics d;
-  Request request = parse_request(document, d);
-  if (!plan_checks_apply(d)) return invalid(d);
-  const BalanceSettings settings = parse_balance(document, request.model, d);
+// A balance request read and checked: the request with its partition and recompute left open, the
+// balance settings, the pipeline shape and the warnings to repeat in the response.
+struct BalanceRequest {
+  Request request;
+  BalanceSettings settings;
+  Plan shape;
+  BalanceOptions options;  // optimal mode
+  Diagnostics diagnostics;
+};
+
+// Reads `document` into `out`; false (with the errors in out.diagnostics) when it cannot run.
+bool read_balance_request(const json& document, BalanceRequest& out) {
+  Diagnostics& d = out.diagnostics;
+  out.request = parse_request(document, d);
+  Request& request = out.request;
+  if (!plan_checks_apply(d)) return false;
+  out.settings = parse_balance(document, request.model, d);
   if (request.pipeline.partition_form != PartitionForm::even || request.pipeline.recompute_form != RecomputeForm::none)
     d.warning("IGNORED_FIELD", "/pipeline",
               "balance chooses the partition and recompute itself; the ones given in pipeline are ignored.");
@@ -77,7 +92,7 @@ CommandOutput run_balance(const json& document) {
   open.pipeline.recompute_form = RecomputeForm::none;
   open.pipeline.recompute.clear();
   auto shape = checked_plan(open, d);
-  if (!shape || !d.ok()) return invalid(d);
+  if (!shape || !d.ok()) return false;
   // The balancer's bound tables hold one entry per (virtual stage, layer boundary).
   const std::int64_t cells = static_cast<std::int64_t>(shape->virtual_stages()) * (request.model.layer_count() + 1);
   if (cells > limits::max_balance_cells) {
@@ -86,79 +101,153 @@ CommandOutput run_balance(const json& document) {
                 std::to_string(request.model.layer_count()) + " layers needs " + std::to_string(cells) +
                 " table entries (virtual stages x (layers + 1)), above the cap of " +
                 std::to_string(limits::max_balance_cells) + "; merge layers into blocks or use fewer stages.");
-    return invalid(d);
+    return false;
   }
+  out.shape = *shape;
+  BalanceOptions& options = out.options;
+  options.recompute_options = out.settings.recompute_options;
+  options.allow_empty_stages = request.pipeline.allow_empty_stages;
+  options.tolerance = out.settings.tolerance;
+  options.components = request.components;
+  options.time_budget_ms = out.settings.time_budget_ms;
+  return true;
+}
 
+// The offset mode's response: the ranked offsets, the best as the plan.
+CommandOutput offset_response(const BalanceRequest& in) {
+  const Request& request = in.request;
+  const BalanceSettings& settings = in.settings;
   const bool timeline = request.pipeline.include_timeline;
-  const Estimate baseline = estimate(request.model, request.device, *shape, false, request.components);
-  json result;
-  json method;
-  if (settings.mode == "offset") {
-    OffsetSearchOptions search;
-    search.recompute_options = settings.recompute_options;
-    search.range = settings.offset_range;
-    search.allow_empty_stages = request.pipeline.allow_empty_stages;
-    search.max_candidates = settings.max_candidates;
-    search.time_budget_ms = settings.time_budget_ms;
-    search.components = request.components;
-    const OffsetSearchResult searched = offset_search(request.model, request.device, *shape, search);
-    const auto& candidates = searched.candidates;
-    const OffsetSearchStop stop = searched.stop;
-    const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
-    result = estimate_json(best, request.model, timeline);
-    json ranked = json::array();
-    for (const auto& c : candidates) {
-      double peak = 0;
-      for (const auto& s : c.estimate.stages) peak = std::max(peak, s.memory.peak_mib);
-      ranked.push_back({{"layer_offset", c.layer_offset},
-                        {"stage_layers", c.estimate.plan.stage_layers},
-                        {"feasible", c.estimate.feasible},
-                        {"step_time_ms", c.estimate.step_time_ms},
-                        {"bubble_fraction", c.estimate.bubble_fraction},
-                        {"peak_mib", peak},
-                        {"gain_ms", baseline.step_time_ms - c.estimate.step_time_ms}});
-    }
-    result["offsets"] = ranked;
-    const std::string budget = number_text(settings.time_budget_ms);
-    json notes = json::array();
-    if (stop == OffsetSearchStop::max_candidates)
-      notes.push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +
-                      "); the offsets nearest the even split were evaluated first");
-    if (stop == OffsetSearchStop::time_budget)
-      notes.push_back("stopped at the time budget (balance.time_budget_ms " + budget +
-                      "); the offsets nearest the even split were evaluated first");
-    method = {{"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
-                                " of the even split, each with its least-time recompute that fits memory, simulated"},
-              {"evaluated", candidates.size()},
-              {"complete", stop == OffsetSearchStop::none},
-              {"proven_optimal", false},
-              {"notes", notes}};
-    result["gain"] = gain_json(best, baseline);
-  } else {
-    BalanceOptions options;
-    options.recompute_options = settings.recompute_options;
-    options.allow_empty_stages = request.pipeline.allow_empty_stages;
-    options.tolerance = settings.tolerance;
-    options.components = request.components;
-    options.time_budget_ms = settings.time_budget_ms;
-    const BalanceResult found = balance(request.model, request.device, *shape, options);
-    const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
-    result = estimate_json(best, request.model, timeline);
-    method = {{"algorithm",
-               "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is simulated; "
-               "exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
-              {"proven_optimal", found.proven_optimal},
-              // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
-              {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
-              {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
-              {"nodes", found.nodes},
-              {"simulations", found.simulations},
-              {"notes", found.notes}};
-    result["gain"] = gain_json(best, baseline);
+  const Estimate baseline = estimate(request.model, request.device, in.shape, false, request.components);
+  OffsetSearchOptions search;
+  search.recompute_options = settings.recompute_options;
+  search.range = settings.offset_range;
+  search.allow_empty_stages = request.pipeline.allow_empty_stages;
+  search.max_candidates = settings.max_candidates;
+  search.time_budget_ms = settings.time_budget_ms;
+  search.components = request.components;
+  const OffsetSearchResult searched = offset_search(request.model, request.device, in.shape, search);
+  const auto& candidates = searched.candidates;
+  const OffsetSearchStop stop = searched.stop;
+  const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
+  json result = estimate_json(best, request.model, timeline);
+  json ranked = json::array();
+  for (const auto& c : candidates) {
+    double peak = 0;
+    for (const auto& s : c.estimate.stages) peak = std::max(peak, s.memory.peak_mib);
+    ranked.push_back({{"layer_offset", c.layer_offset},
+                      {"stage_layers", c.estimate.plan.stage_layers},
+                      {"feasible", c.estimate.feasible},
+                      {"step_time_ms", c.estimate.step_time_ms},
+                      {"bubble_fraction", c.estimate.bubble_fraction},
+                      {"peak_mib", peak},
+                      {"gain_ms", baseline.step_time_ms - c.estimate.step_time_ms}});
   }
+  result["offsets"] = ranked;
+  const std::string budget = number_text(settings.time_budget_ms);
+  json notes = json::array();
+  if (stop == OffsetSearchStop::max_candidates)
+    notes.push_back("stopped at max_candidates (" + std::to_string(settings.max_candidates) +
+                    "); the offsets nearest the even split were evaluated first");
+  if (stop == OffsetSearchStop::time_budget)
+    notes.push_back("stopped at the time budget (balance.time_budget_ms " + budget +
+                    "); the offsets nearest the even split were evaluated first");
+  result["gain"] = gain_json(best, baseline);
   result["baseline"] = estimate_json(baseline, request.model, false);
-  result["method"] = method;
-  return ok_response("balance", result, d);
+  result["method"] = {{"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
+                                        " of the even split, each with its least-time recompute that fits memory, simulated"},
+                      {"evaluated", candidates.size()},
+                      {"complete", stop == OffsetSearchStop::none},
+                      {"proven_optimal", false},
+                      {"notes", notes}};
+  return ok_response("balance", result, in.diagnostics);
+}
+
+// The optimal mode's response from the balancer's result.
+CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& found) {
+  const Request& request = in.request;
+  const bool timeline = request.pipeline.include_timeline;
+  const Estimate baseline = estimate(request.model, request.device, in.shape, false, request.components);
+  const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
+  json result = estimate_json(best, request.model, timeline);
+  result["gain"] = gain_json(best, baseline);
+  result["baseline"] = estimate_json(baseline, request.model, false);
+  result["method"] = {{"algorithm",
+                       "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is "
+                       "simulated; exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
+                      {"proven_optimal", found.proven_optimal},
+                      // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
+                      {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
+                      {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
+                      {"nodes", found.nodes},
+                      {"simulations", found.simulations},
+                      {"notes", found.notes}};
+  return ok_response("balance", result, in.diagnostics);
+}
+
+CommandOutput run_balance(const json& document) {
+  BalanceRequest in;
+  if (!read_balance_request(document, in)) return invalid(in.diagnostics);
+  if (in.settings.mode == "offset") return offset_response(in);
+  return optimal_response(in, balance(in.request.model, in.request.device, in.shape, in.options));
 }
 
 }  // namespace ppb::detail
+
+namespace ppb {
+
+struct BalanceSession::Impl {
+  CommandOutput error;
+  detail::BalanceRequest in;
+  std::unique_ptr<Balancer> balancer;  // optimal mode; reads `in`, which outlives it
+  CommandOutput offset;                // offset mode: the whole answer, made by the first step
+};
+
+BalanceSession::BalanceSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
+  try {
+    // The same checked parse as every other command: size, depth, value count, number range.
+    const auto document = parse_json_text(request_json, impl_->in.diagnostics);
+    if (!document || !detail::read_balance_request(*document, impl_->in)) {
+      impl_->error = detail::invalid(impl_->in.diagnostics);
+      return;
+    }
+    const detail::BalanceRequest& in = impl_->in;
+    if (in.settings.mode != "offset")
+      impl_->balancer = std::make_unique<Balancer>(in.request.model, in.request.device, in.shape, in.options);
+  } catch (...) {
+    impl_->error = failure_output(std::current_exception());
+  }
+}
+
+BalanceSession::~BalanceSession() = default;
+
+const CommandOutput& BalanceSession::error() const { return impl_->error; }
+
+BalanceProgress BalanceSession::step(double slice_ms) {
+  BalanceProgress done;
+  done.phase = "done";
+  done.finished = true;
+  if (!impl_->error.json.empty()) return done;
+  try {
+    if (impl_->balancer) return impl_->balancer->step(slice_ms);
+    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in);
+    return done;
+  } catch (...) {
+    impl_->error = failure_output(std::current_exception());
+    return done;
+  }
+}
+
+CommandOutput BalanceSession::result() {
+  if (!impl_->error.json.empty()) return impl_->error;
+  try {
+    if (impl_->balancer) return detail::optimal_response(impl_->in, impl_->balancer->result());
+    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in);
+    return impl_->offset;
+  } catch (...) {
+    impl_->error = failure_output(std::current_exception());
+    return impl_->error;
+  }
+}
+
+}  // namespace ppb
