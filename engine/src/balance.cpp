@@ -1,5 +1,5 @@
-// PPB's phases in order: whether any plan fits, the bound table, the incumbents, the branch and bound, and the result with
-// what it proves. The parts live beside this file: balance_problem (the tables every part reads),
+// PPB's phases in order: whether any plan fits, the bound table, the incumbents, the branch and bound, and the result
+// with what it proves. The parts live beside this file: balance_problem (the tables every part reads),
 // recompute_frontier and stage_recompute (exact recompute per stage), stage_bounds and suffix_bound
 // (lower bounds), branch_and_bound (the search), least_over (when nothing fits).
 #include "ppb/balance.hpp"
@@ -25,7 +25,8 @@ using namespace balancer;
 
 enum class Table { exact, relaxed, none };  // which suffix table the search had
 
-Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std::vector<int>& ends, bool within_limit) {
+Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std::vector<int>& ends,
+             bool within_limit) {
   Plan plan{problem.shape};
   plan.stage_layers.clear();
   int a = 0;
@@ -52,19 +53,23 @@ Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends
 std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table table, bool budget_hit, bool thinned) {
   std::vector<std::string> notes;
   if (table == Table::relaxed)
-    notes.push_back("the time budget did not allow the bound table with exact recompute (one recompute frontier per "
-                    "layer range); a weaker table that leaves recompute time out was used");
+    notes.push_back(
+        "the time budget did not allow the bound table with exact recompute (one recompute frontier per "
+        "layer range); a weaker table that leaves recompute time out was used");
   if (table == Table::none)
-    notes.push_back("the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
-                    "search used per-stage bounds only, starting from the even split");
+    notes.push_back(
+        "the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
+        "search used per-stage bounds only, starting from the even split");
   if (budget_hit) notes.push_back("the search stopped at its budget before every candidate was ruled out");
   if (thinned) notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierCap) + " points");
   if (problem.shape.vpp_degree > 1)
-    notes.push_back("with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
-                    "which can rule out plans that would fit");
+    notes.push_back(
+        "with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
+        "which can rule out plans that would fit");
   if (problem.shape.schedule == Schedule::zb_h1)
-    notes.push_back("zb_h1 picks operations by arrival, so its step time is not proven monotone in stage times, and "
-                    "memory is bounded by the in-flight cap min(pp - s, m)");
+    notes.push_back(
+        "zb_h1 picks operations by arrival, so its step time is not proven monotone in stage times, and "
+        "memory is bounded by the in-flight cap min(pp - s, m)");
   return notes;
 }
 
@@ -88,8 +93,10 @@ struct Balancer::Impl {
         search(problem, recompute, frontiers, bounds, suffix, budget) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
-    if (problem.limit < kInf && problem.V == problem.pp) sweep.emplace(problem);
-    else phase = Phase::exact_table;
+    if (problem.limit < kInf && problem.V == problem.pp)
+      sweep.emplace(problem);
+    else
+      phase = Phase::exact_table;
   }
 
   void run_phases();
@@ -118,8 +125,8 @@ struct Balancer::Impl {
   std::optional<LeastOver> over;  // the plan over the limit by the least, when known
   Phase phase = Phase::least_over;
   Table table = Table::exact;
-  double half_ms = 0;       // the end of the exact table's share of the budget
-  double table_bound = 0;   // suffix(0, 0): what the table proves of every plan
+  double half_ms = 0;                  // the end of the exact table's share of the budget
+  double table_bound = 0;              // suffix(0, 0): what the table proves of every plan
   std::optional<BalancePhase> record;  // the phase running
   BalanceResult result;
 };
@@ -139,8 +146,9 @@ void Balancer::Impl::run_phases() {
         // Memory is timing-free: when even this plan is over the limit, every plan is.
         if (over && over->overshoot_mib > rounding_mib) {
           result.plan = least_over_plan(problem, over->ends);
-          result.notes.push_back("no plan fits the memory limit with the recompute options allowed; this is the plan "
-                                 "that exceeds it least");
+          result.notes.push_back(
+              "no plan fits the memory limit with the recompute options allowed; this is the plan "
+              "that exceeds it least");
           phase = Phase::done;
         } else {
           phase = Phase::exact_table;
@@ -295,7 +303,8 @@ BalanceResult Balancer::result() {
   return impl_->result;
 }
 
-BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options) {
+BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape,
+                      const BalanceOptions& options) {
   Balancer balancer(model, device, shape, options);
   balancer.step(std::numeric_limits<double>::infinity());
   return balancer.result();

@@ -14,9 +14,9 @@ namespace ppb::balancer {
 
 // How a phase's step ended.
 enum class PhaseStatus {
-  done,     // ran to its end
-  given_up, // stopped for good: the budget is spent, or it could not finish in its share
-  paused,   // the slice ended; the next step goes on from here
+  done,      // ran to its end
+  given_up,  // stopped for good: the budget is spent, or it could not finish in its share
+  paused,    // the slice ended; the next step goes on from here
 };
 
 class Budget {

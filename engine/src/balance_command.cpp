@@ -30,7 +30,8 @@ struct BalanceSettings {
 
 BalanceSettings parse_balance(const json& document, const Model& model, Diagnostics& d) {
   BalanceSettings settings;
-  for (std::size_t o = 0; o < model.recompute_options.size(); ++o) settings.recompute_options.push_back(static_cast<int>(o));
+  for (std::size_t o = 0; o < model.recompute_options.size(); ++o)
+    settings.recompute_options.push_back(static_cast<int>(o));
   auto it = document.find("balance");
   if (it == document.end()) return settings;
   if (!it->is_object()) {
@@ -41,15 +42,20 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
   if (const json* options = f.array("recompute_options", "option names"))
     settings.recompute_options = read_recompute_option_list(*options, f.at("recompute_options"), model, d);
   if (auto mode = f.string("mode")) {
-    if (*mode == "optimal" || *mode == "offset") settings.mode = *mode;
-    else d.error("BALANCE_MODE_UNKNOWN", f.at("mode"), "mode is " + quoted_input(*mode) + "; it must be \"optimal\" or \"offset\".");
+    if (*mode == "optimal" || *mode == "offset")
+      settings.mode = *mode;
+    else
+      d.error("BALANCE_MODE_UNKNOWN", f.at("mode"),
+              "mode is " + quoted_input(*mode) + "; it must be \"optimal\" or \"offset\".");
   }
-  if (auto range = f.integer("offset_range", {0, 64, "OFFSET_RANGE_INVALID"})) settings.offset_range = static_cast<int>(*range);
+  if (auto range = f.integer("offset_range", {0, 64, "OFFSET_RANGE_INVALID"}))
+    settings.offset_range = static_cast<int>(*range);
   settings.tolerance = f.number("tolerance", {.max = 1, .over_code = "OUT_OF_RANGE"}).value_or(settings.tolerance);
   settings.time_budget_ms =
       f.number("time_budget_ms", {.min = 0, .min_exclusive = true, .max = 600'000, .over_code = "OUT_OF_RANGE"})
           .value_or(settings.time_budget_ms);
-  settings.max_candidates = f.integer("max_candidates", {1, 1'000'000, "OUT_OF_RANGE"}).value_or(settings.max_candidates);
+  settings.max_candidates =
+      f.integer("max_candidates", {1, 1'000'000, "OUT_OF_RANGE"}).value_or(settings.max_candidates);
   return settings;
 }
 
@@ -129,7 +135,8 @@ CommandOutput offset_response(const BalanceRequest& in) {
   const OffsetSearchResult searched = offset_search(request.model, request.device, in.shape, search);
   const auto& candidates = searched.candidates;
   const OffsetSearchStop stop = searched.stop;
-  const Estimate best = estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
+  const Estimate best =
+      estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
   json result = estimate_json(best, request.model, timeline);
   json ranked = json::array();
   for (const auto& c : candidates) {
@@ -154,12 +161,13 @@ CommandOutput offset_response(const BalanceRequest& in) {
                     "); the offsets nearest the even split were evaluated first");
   result["gain"] = gain_json(best, baseline);
   result["baseline"] = estimate_json(baseline, request.model, false);
-  result["method"] = {{"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
-                                        " of the even split, each with its least-time recompute that fits memory, simulated"},
-                      {"evaluated", candidates.size()},
-                      {"complete", stop == OffsetSearchStop::none},
-                      {"proven_optimal", false},
-                      {"notes", notes}};
+  result["method"] = {
+      {"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
+                        " of the even split, each with its least-time recompute that fits memory, simulated"},
+      {"evaluated", candidates.size()},
+      {"complete", stop == OffsetSearchStop::none},
+      {"proven_optimal", false},
+      {"notes", notes}};
   return ok_response("balance", result, in.diagnostics);
 }
 
@@ -172,16 +180,17 @@ CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& fo
   json result = estimate_json(best, request.model, timeline);
   result["gain"] = gain_json(best, baseline);
   result["baseline"] = estimate_json(baseline, request.model, false);
-  result["method"] = {{"algorithm",
-                       "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is "
-                       "simulated; exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
-                      {"proven_optimal", found.proven_optimal},
-                      // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
-                      {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
-                      {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
-                      {"nodes", found.nodes},
-                      {"simulations", found.simulations},
-                      {"notes", found.notes}};
+  result["method"] = {
+      {"algorithm",
+       "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is "
+       "simulated; exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
+      {"proven_optimal", found.proven_optimal},
+      // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
+      {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
+      {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
+      {"nodes", found.nodes},
+      {"simulations", found.simulations},
+      {"notes", found.notes}};
   return ok_response("balance", result, in.diagnostics);
 }
 

@@ -93,7 +93,7 @@ void BranchAndBound::expand(Frame& f) {
   std::vector<Child>& children = children_[static_cast<std::size_t>(v)];  // one per depth, reused
   children.clear();
   bool cut_short = false;  // by the budget
-  if (p_.V == p_.pp) {  // one chunk per stage (ranges is empty): the stage is this range
+  if (p_.V == p_.pp) {     // one chunk per stage (ranges is empty): the stage is this range
     // What does not change with b is read once: stores to `children` would otherwise make the
     // compiler read every member again at each end.
     const double* const after = suffix_.row(v + 1);

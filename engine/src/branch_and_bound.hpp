@@ -18,8 +18,8 @@ namespace ppb::balancer {
 
 class BranchAndBound {
  public:
-  BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers, StageBounds& bounds,
-                 const SuffixBound& suffix, Budget& budget);
+  BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
+                 StageBounds& bounds, const SuffixBound& suffix, Budget& budget);
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
   void try_plan(const std::vector<int>& ends);

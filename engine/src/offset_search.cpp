@@ -12,8 +12,9 @@ namespace ppb {
 
 OffsetSearchResult offset_search(const Model& model, const Device& device, const PipelineShape& shape,
                                  const OffsetSearchOptions& options) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<std::int64_t>(std::min(options.time_budget_ms, 1e12) * 1000));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::microseconds(static_cast<std::int64_t>(std::min(options.time_budget_ms, 1e12) * 1000));
   const int V = shape.virtual_stages();
   const int body = model.body_count();
   const int base = body / V;

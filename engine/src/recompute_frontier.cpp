@@ -8,7 +8,9 @@
 namespace ppb::balancer {
 namespace {
 
-bool by_act(const FrontierPoint& x, const FrontierPoint& y) { return x.act != y.act ? x.act < y.act : x.extra < y.extra; }
+bool by_act(const FrontierPoint& x, const FrontierPoint& y) {
+  return x.act != y.act ? x.act < y.act : x.extra < y.extra;
+}
 
 // Keeps, from points sorted by activation (ties by extra time), those no other point beats in
 // both; extra time then strictly decreases. Thins to kFrontierCap points, keeping both ends.
@@ -83,7 +85,8 @@ const Frontier* FrontierCache::find_same(int a, int b) const {
   auto it = by_hash_.find(range_hash(a, b));
   if (it == by_hash_.end()) return nullptr;
   for (const auto& entry : it->second)
-    if (entry.b - entry.a == b - a && std::equal(signature_.begin() + a, signature_.begin() + b, signature_.begin() + entry.a))
+    if (entry.b - entry.a == b - a &&
+        std::equal(signature_.begin() + a, signature_.begin() + b, signature_.begin() + entry.a))
       return entry.frontier.get();
   return nullptr;
 }
@@ -92,7 +95,8 @@ std::uint64_t FrontierCache::range_hash(int a, int b) const {
   std::uint64_t out = 0;
   for (std::size_t h = 0; h < 2; ++h) {
     const std::uint64_t high = hash_prefix_[h][static_cast<std::size_t>(b)];
-    const std::uint64_t low = hash_prefix_[h][static_cast<std::size_t>(a)] * power_[h][static_cast<std::size_t>(b - a)] % kMod[h];
+    const std::uint64_t low =
+        hash_prefix_[h][static_cast<std::size_t>(a)] * power_[h][static_cast<std::size_t>(b - a)] % kMod[h];
     out = (out << 32) | ((high + kMod[h] - low) % kMod[h]);
   }
   return out;

@@ -79,8 +79,10 @@ class FrontierCache {
   // lookup of the search's inner loop; folding the halves is as good for these keys.
   struct KeyHash {
     std::size_t operator()(std::uint64_t k) const noexcept {
-      if constexpr (sizeof(std::size_t) >= sizeof(std::uint64_t)) return static_cast<std::size_t>(k);
-      else return static_cast<std::size_t>(k ^ (k >> 32));
+      if constexpr (sizeof(std::size_t) >= sizeof(std::uint64_t))
+        return static_cast<std::size_t>(k);
+      else
+        return static_cast<std::size_t>(k ^ (k >> 32));
     }
   };
   struct Built {

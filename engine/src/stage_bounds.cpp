@@ -10,12 +10,14 @@ double StageBounds::plan(const std::vector<VirtualStageCost>& costs) {
   for (int k = pp - 2; k >= 0; --k) {
     const auto& next = costs[static_cast<std::size_t>(k) + 1];
     later_[static_cast<std::size_t>(k)] = later_[static_cast<std::size_t>(k) + 1] + next.forward_ms + next.backward_ms -
-                                          (p_.split ? next.weight_ms : 0) + 2 * costs[static_cast<std::size_t>(k)].send_ms;
+                                          (p_.split ? next.weight_ms : 0) +
+                                          2 * costs[static_cast<std::size_t>(k)].send_ms;
   }
   double pf = 0, pb = 0, bound = 0;
   for (int k = 0; k < pp; ++k) {
     const auto& c = costs[static_cast<std::size_t>(k)];
-    bound = std::max(bound, from_costs(k, pf, pb, c.forward_ms, c.backward_ms, later_[static_cast<std::size_t>(k)]).strong);
+    bound =
+        std::max(bound, from_costs(k, pf, pb, c.forward_ms, c.backward_ms, later_[static_cast<std::size_t>(k)]).strong);
     pf += c.forward_ms + c.send_ms;
     pb += c.backward_ms + c.send_ms;
   }

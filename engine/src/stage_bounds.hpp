@@ -24,7 +24,8 @@ class StageBounds {
   // with `extra` its recompute time. The round trip through the later stages is taken at their base
   // times and the cheapest transfer.
   [[nodiscard]] Bounds stage(int s, double pf, double pb, int a, int b, double extra) const {
-    double later = p_.range(p_.prefix_f, b, p_.L) + p_.range(p_.prefix_b, b, p_.L) + 2.0 * (p_.pp - 1 - s) * p_.min_send;
+    double later =
+        p_.range(p_.prefix_f, b, p_.L) + p_.range(p_.prefix_b, b, p_.L) + 2.0 * (p_.pp - 1 - s) * p_.min_send;
     if (p_.split) later -= p_.range(p_.prefix_w, b, p_.L);
     return from_costs(s, pf, pb, p_.range(p_.prefix_f, a, b), p_.range(p_.prefix_b, a, b) + extra, later);
   }

@@ -53,7 +53,8 @@ double StageRecompute::stage_extra(int s, const Ranges& ranges, std::vector<Fron
     next.reserve(joint.size() * f.size());
     for (std::size_t i = 0; i < joint.size(); ++i)
       for (std::size_t j = 0; j < f.size(); ++j)
-        next.push_back({joint[i].act + h * f[j].act, joint[i].extra + f[j].extra, static_cast<int>(i), static_cast<int>(j)});
+        next.push_back(
+            {joint[i].act + h * f[j].act, joint[i].extra + f[j].extra, static_cast<int>(i), static_cast<int>(j)});
     budget_.add_work(static_cast<std::int64_t>(next.size() / 64));
     prune(next, thinned);
     parts.push_back(next);

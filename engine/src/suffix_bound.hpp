@@ -14,7 +14,8 @@ namespace ppb::balancer {
 
 class SuffixBound {
  public:
-  SuffixBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers, const StageBounds& bounds)
+  SuffixBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
+              const StageBounds& bounds)
       : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds) {}
 
   // Starts the table, with each stage's exact least recompute time or, with `with_recompute` false,
@@ -31,7 +32,9 @@ class SuffixBound {
   // A table of zeros: no bound beyond the stages' own.
   void clear();
 
-  [[nodiscard]] double at(int v, int a) const { return table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)]; }
+  [[nodiscard]] double at(int v, int a) const {
+    return table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)];
+  }
   // Row v + 1 is what the stages after v can reach, indexed by v's end.
   [[nodiscard]] const double* row(int v) const { return table_[static_cast<std::size_t>(v)].data(); }
   // The stage ends of the plan the table's minimum is built from.

@@ -90,7 +90,8 @@ Model random_model(std::mt19937& rng, int layers) {
     l.send_mib = std::round(send(rng));
     l.recompute.assign(2, std::nullopt);
     if (coin(rng)) l.recompute[0] = RecomputeCost{std::round(l.activation_mib * 0.1), l.forward_ms};
-    if (coin(rng)) l.recompute[1] = RecomputeCost{std::round(l.activation_mib * 0.6), std::round(l.forward_ms * 0.3 * 4) / 4};
+    if (coin(rng))
+      l.recompute[1] = RecomputeCost{std::round(l.activation_mib * 0.6), std::round(l.forward_ms * 0.3 * 4) / 4};
     model.layers.push_back(l);
   }
   if (coin(rng)) {
@@ -128,7 +129,8 @@ TEST(Balance, NeverWorseThanExhaustiveSearch) {
     double total_static = 0, total_act = 0;
     for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
     std::uniform_real_distribution<double> tightness(0.5, 2.0);
-    device.memory_limit_mib = std::round(tightness(rng) * (total_static + total_act * std::min<double>(pp, shape.micro_batch_num)) / pp);
+    device.memory_limit_mib =
+        std::round(tightness(rng) * (total_static + total_act * std::min<double>(pp, shape.micro_batch_num)) / pp);
     BalanceOptions opt;
     opt.recompute_options = options;
     // A third of the trials carry outside per-stage components (a tail after the last operation and
@@ -192,8 +194,13 @@ TEST(Balance, OtherSchedulesBeatOrMatchTheEvenSplit) {
 // Embedding F 6 B 12, 8 decoders F 2 B 4, head F 8 B 16, over 4 stages, 16 micro batches.
 json heavy_ends_request() {
   json layers = json::array();
-  layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 6}, {"backward_ms", 12}, {"static_mib", 100}});
-  layers.push_back({{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+  layers.push_back(
+      {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 6}, {"backward_ms", 12}, {"static_mib", 100}});
+  layers.push_back({{"name", "decoder"},
+                    {"count", 8},
+                    {"forward_ms", 2},
+                    {"backward_ms", 4},
+                    {"static_mib", 100},
                     {"activation_mib", 10}});
   layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 8}, {"backward_ms", 16}, {"static_mib", 100}});
   return {{"model", {{"layers", layers}}}, {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};
@@ -302,17 +309,23 @@ TEST(Balance, OffsetSearchStopsAtItsTimeBudget) {
   EXPECT_EQ(method["evaluated"], 1);
   EXPECT_FALSE(method["complete"]);
   ASSERT_EQ(method["notes"].size(), 1u);
-  EXPECT_NE(method["notes"][0].get<std::string>().find("time budget (balance.time_budget_ms 0.001)"), std::string::npos);
+  EXPECT_NE(method["notes"][0].get<std::string>().find("time budget (balance.time_budget_ms 0.001)"),
+            std::string::npos);
   EXPECT_EQ(r["result"]["layer_offset"], json({0, 0, 0, 0}));
 }
 
 // A budget too small for the bound tables still answers: the even split with its best recompute
 // (here 3 selective layers on stage 0, as AP-PP-09 below derives), not proven, saying why.
 TEST(Balance, ATinyTimeBudgetGivesTheEvenSplitWithItsRecompute) {
-  json layers = {{{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+  json layers = {{{"name", "decoder"},
+                  {"count", 8},
+                  {"forward_ms", 2},
+                  {"backward_ms", 4},
+                  {"static_mib", 100},
                   {"activation_mib", 100},
-                  {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
-                                 {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+                  {"recompute",
+                   {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
+                    {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
   const json req = {{"model", {{"layers", layers}}},
                     {"device", {{"memory_limit_mib", 1000}}},
                     {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}}},
@@ -335,10 +348,15 @@ TEST(Balance, ATinyTimeBudgetGivesTheEvenSplitWithItsRecompute) {
 // cheapest way is 3 selective layers (saving 120 MiB for 1.5 ms; one full layer saves 90, too little;
 // 2 selective + ... any cheaper mix saves less). Stage 1 fits and recomputes nothing.
 TEST(Balance, AP_PP_09_RecomputeMakesATightPlanFeasible) {
-  json layers = {{{"name", "decoder"}, {"count", 8}, {"forward_ms", 2}, {"backward_ms", 4}, {"static_mib", 100},
+  json layers = {{{"name", "decoder"},
+                  {"count", 8},
+                  {"forward_ms", 2},
+                  {"backward_ms", 4},
+                  {"static_mib", 100},
                   {"activation_mib", 100},
-                  {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
-                                 {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+                  {"recompute",
+                   {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
+                    {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
   json req = {{"model", {{"layers", layers}}},
               {"device", {{"memory_limit_mib", 1000}}},
               {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}, {"stage_layers", {4, 4}}}}};
@@ -354,8 +372,8 @@ TEST(Balance, AP_PP_09_RecomputeMakesATightPlanFeasible) {
   const json& s0 = r["result"]["stages"][0];
   EXPECT_TRUE(r["result"]["feasible"]);
   EXPECT_EQ(r["result"]["layer_recompute"], json({{"selective", {0, 1, 2}}}));
-  EXPECT_DOUBLE_EQ(s0["memory"]["activation_mib"], 2 * (400 - 3 * 40));  // lowered by exactly 3 x 40 per micro batch
-  EXPECT_DOUBLE_EQ(s0["time"]["recompute_ms"], 1.5);                       // raised by exactly 3 x 0.5
+  EXPECT_DOUBLE_EQ(s0["memory"]["activation_mib"], 2 * (400 - 3 * 40));   // lowered by exactly 3 x 40 per micro batch
+  EXPECT_DOUBLE_EQ(s0["time"]["recompute_ms"], 1.5);                      // raised by exactly 3 x 0.5
   EXPECT_DOUBLE_EQ(r["result"]["stages"][1]["time"]["recompute_ms"], 0);  // stage 1 fits: nothing recomputed
   EXPECT_FALSE(r["result"]["baseline"]["feasible"]);
 

@@ -71,7 +71,8 @@ PipelineShape shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
 // the test short.
 std::vector<Case> cases() {
   std::vector<Case> out;
-  out.push_back({"proven", bench_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
+  out.push_back(
+      {"proven", bench_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
   out.push_back({"node budget", bench_like(1000), shape_of(64, 64, Schedule::one_f_one_b),
                  3000 + 15.6 * 400 + 64 * 15.6 * 300 / 3.0, 20'000});
   out.push_back({"nothing fits", bench_like(96), shape_of(8, 32, Schedule::one_f_one_b), 3000});

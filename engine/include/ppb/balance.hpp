@@ -27,7 +27,7 @@ namespace ppb {
 struct BalanceOptions {
   std::vector<int> recompute_options;  // indices into Model::recompute_options the balancer may use
   bool allow_empty_stages = false;
-  std::int64_t node_budget = 2'000'000;   // search nodes before giving up the proof
+  std::int64_t node_budget = 2'000'000;  // search nodes before giving up the proof
   std::int64_t simulation_budget = 200'000;
   double time_budget_ms = 1e12;  // wall clock for every phase of the balance
   // Milliseconds on a monotonic clock, read by the balance to keep its time budget; empty means
@@ -52,8 +52,8 @@ struct BalancePhase {
 };
 
 struct BalanceResult {
-  Plan plan;                 // the best plan found (the least-over plan when nothing fits)
-  bool feasible = false;     // some plan fits the memory limit
+  Plan plan;              // the best plan found (the least-over plan when nothing fits)
+  bool feasible = false;  // some plan fits the memory limit
   bool proven_optimal = false;
   double step_time_ms = 0;
   double lower_bound_ms = 0;  // no plan under the model is faster than this
@@ -62,7 +62,7 @@ struct BalanceResult {
   std::optional<double> within_tolerance;  // none where the model gives no proof (zb_h1, vpp > 1)
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
-  std::vector<std::string> notes;  // why the result is not proven optimal, when it is not
+  std::vector<std::string> notes;    // why the result is not proven optimal, when it is not
   std::vector<BalancePhase> phases;  // the phases that ran
 };
 
@@ -108,7 +108,8 @@ class Balancer {
 
 // The best plan of the given shape (pp_degree, vpp_degree, micro_batch_num, schedule): a Balancer
 // run to its end in one slice.
-BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options);
+BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape,
+                      const BalanceOptions& options);
 
 // The best recompute choice for a fixed partition: per physical stage, the least extra time whose
 // activation fits the memory limit (or the least activation when nothing fits).

@@ -17,8 +17,8 @@ struct OffsetSearchOptions {
   std::vector<int> recompute_options;  // indices into Model::recompute_options the search may use
   int range = 1;                       // offsets within +-range of the even split's
   bool allow_empty_stages = false;
-  std::int64_t max_candidates = 10'000;  // offsets evaluated at most
-  double time_budget_ms = 2000;          // no new offset is started after it
+  std::int64_t max_candidates = 10'000;    // offsets evaluated at most
+  double time_budget_ms = 2000;            // no new offset is started after it
   std::vector<StageComponent> components;  // outside per-stage time and memory (request.components)
 };
 
@@ -30,7 +30,7 @@ struct OffsetCandidate {
 enum class OffsetSearchStop { none, max_candidates, time_budget };
 
 struct OffsetSearchResult {
-  std::vector<OffsetCandidate> candidates;  // feasible first, then by step time
+  std::vector<OffsetCandidate> candidates;         // feasible first, then by step time
   OffsetSearchStop stop = OffsetSearchStop::none;  // which limit ended the search, if one did
 };
 
