@@ -54,7 +54,7 @@ test('BalanceSession in slices answers as balance, with progress between slices'
       assert.ok(p.lower_bound_ms === null || (typeof p.lower_bound_ms === 'number' && p.incumbent_ms !== null
         && p.lower_bound_ms <= p.incumbent_ms));
     }
-    const answer = session.result();
+    const answer = session.result(false);
     assert.equal(answer, engine.balance(request));
     const last = progress[progress.length - 1];
     const method = JSON.parse(answer).result.method;
@@ -67,13 +67,29 @@ test('BalanceSession in slices answers as balance, with progress between slices'
   }
 });
 
+test('BalanceSession cancelled between slices answers with its best plan so far', () => {
+  const session = new engine.BalanceSession(request);
+  try {
+    let p;
+    do p = JSON.parse(session.step(0));
+    while (p.incumbent_ms === null);
+    assert.equal(p.finished, false);
+    const result = JSON.parse(session.result(true)).result;
+    assert.equal(result.method.proven_optimal, false);
+    assert.equal(result.method.notes.at(-1), 'the balance was cancelled before it finished');
+    assert.equal(result.step_time_ms, p.incumbent_ms);
+  } finally {
+    session.delete();
+  }
+});
+
 test('BalanceSession refuses an invalid request as balance does', () => {
   const bad = JSON.stringify({ ...JSON.parse(request), pipeline: { pp_degree: 'four' } });
   const session = new engine.BalanceSession(bad);
   try {
     assert.equal(session.error(), engine.balance(bad));
     assert.equal(JSON.parse(session.step(10)).finished, true);
-    assert.equal(session.result(), session.error());
+    assert.equal(session.result(false), session.error());
   } finally {
     session.delete();
   }

@@ -58,7 +58,9 @@ std::string balance_step(ppb::BalanceSession& session, double slice_ms) {
          ",\"lower_bound_ms\":" + number_or_null(p.lower_bound_ms) + ",\"finished\":" + (p.finished ? "true" : "false") + "}";
 }
 emscripten::val balance_error(const ppb::BalanceSession& session) { return to_js(session.error().json); }
-emscripten::val balance_result(ppb::BalanceSession& session) { return to_js(session.result().json); }
+emscripten::val balance_result(ppb::BalanceSession& session, bool cancelled) {
+  return to_js(session.result(cancelled).json);
+}
 
 }  // namespace
 
@@ -77,7 +79,7 @@ EMSCRIPTEN_BINDINGS(ppb) {
       .function("step", &search_step)
       .function("result", &search_result);
   // A balance in slices: progress (phase, nodes, simulations, incumbent_ms, lower_bound_ms) between
-  // them, each slice a fresh call; result() before the end answers with the best plan so far.
+  // them, each slice a fresh call; result(cancelled) before the end answers with the best plan so far.
   emscripten::class_<ppb::BalanceSession>("BalanceSession")
       .constructor<std::string>()
       .function("error", &balance_error)

@@ -100,7 +100,8 @@ struct Balancer::Impl {
   }
 
   void run_phases();
-  void finish(bool stopped);
+  enum class Stop { none, stopped, cancelled };  // how the balance ends: at its end or before
+  void finish(Stop stop);
   [[nodiscard]] BalanceProgress progress() const;
   [[nodiscard]] double proven_bound() const;
   // Records the phase that starts (once) and the one that ends.
@@ -208,7 +209,7 @@ void Balancer::Impl::run_phases() {
         const PhaseStatus status = search.step();
         if (status == PhaseStatus::paused) return;
         close_phase(status == PhaseStatus::done);
-        finish(false);
+        finish(Stop::none);
         phase = Phase::done;
         break;
       }
@@ -223,8 +224,9 @@ double Balancer::Impl::proven_bound() const {
   return std::min(std::max(table_bound, search.open_bound()), search.best_time());
 }
 
-// The answer from the state of the search: complete, or `stopped` before it finished.
-void Balancer::Impl::finish(bool stopped) {
+// The answer from the state of the search: complete, or stopped before it finished.
+void Balancer::Impl::finish(Stop stop) {
+  const bool stopped = stop != Stop::none;
   const BalanceOptions& options = problem.options;
   const PipelineShape& shape = problem.shape;
   result.nodes = budget.nodes();
@@ -246,7 +248,9 @@ void Balancer::Impl::finish(bool stopped) {
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
     result.notes = why_not_exact(problem, table, budget.hit(), frontiers.thinned());
-    if (stopped) result.notes.push_back("the balance was stopped before it finished");
+    if (stopped)
+      result.notes.push_back(std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped") +
+                             " before it finished");
     if (model_exact && complete && options.tolerance > 0)
       result.notes.push_back("searched to within the requested tolerance of the optimum");
   } else {
@@ -255,7 +259,10 @@ void Balancer::Impl::finish(bool stopped) {
     result.plan = least_over_plan(problem, over ? over->ends : problem.even_ends());
     const std::string which = over ? "this is the plan that exceeds it least"
                                    : "this is the even split with the most activation-saving recompute";
-    if (budget_hit)
+    if (stopped)
+      result.notes.push_back(std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped") +
+                             " before it found a plan that fits the memory limit; " + which);
+    else if (budget_hit)
       result.notes.push_back("no plan that fits the memory limit was found within the search budget; " + which);
     else
       result.notes.push_back("no plan fits the memory limit with the recompute options allowed; " + which);
@@ -293,10 +300,10 @@ BalanceProgress Balancer::step(double slice_ms) {
 
 BalanceProgress Balancer::progress() const { return impl_->progress(); }
 
-BalanceResult Balancer::result() {
+BalanceResult Balancer::result(bool cancelled) {
   if (impl_->phase != Impl::Phase::done) {
     BalanceResult kept = impl_->result;
-    impl_->finish(true);
+    impl_->finish(cancelled ? Impl::Stop::cancelled : Impl::Stop::stopped);
     std::swap(kept, impl_->result);  // the balancer can still go on
     return kept;
   }

@@ -247,10 +247,10 @@ BalanceProgress BalanceSession::step(double slice_ms) {
   }
 }
 
-CommandOutput BalanceSession::result() {
+CommandOutput BalanceSession::result(bool cancelled) {
   if (!impl_->error.json.empty()) return impl_->error;
   try {
-    if (impl_->balancer) return detail::optimal_response(impl_->in, impl_->balancer->result());
+    if (impl_->balancer) return detail::optimal_response(impl_->in, impl_->balancer->result(cancelled));
     if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in);
     return impl_->offset;
   } catch (...) {

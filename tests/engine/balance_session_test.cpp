@@ -36,7 +36,7 @@ std::pair<CommandOutput, int> sliced(const json& req, double slice_ms) {
   EXPECT_TRUE(session.error().json.empty()) << session.error().json;
   int steps = 0;
   while (!session.step(slice_ms).finished) ++steps;
-  return {session.result(), steps + 1};
+  return {session.result(false), steps + 1};
 }
 
 // The same response text as the command, for a plan proven optimal with recompute, one over the
@@ -75,7 +75,7 @@ TEST(BalanceSession, AnInvalidRequestIsAnErrorWithStatusTwo) {
   EXPECT_EQ(session.error().exit_code, 2);
   EXPECT_EQ(session.error().json, run_command("balance", req.dump()).json);
   EXPECT_TRUE(session.step(10).finished);
-  EXPECT_EQ(session.result().json, session.error().json);
+  EXPECT_EQ(session.result(false).json, session.error().json);
   BalanceSession garbage("{not json");
   EXPECT_EQ(garbage.error().exit_code, 2);
 }
@@ -96,7 +96,7 @@ TEST(BalanceSession, ProgressReportsIncumbentAndBound) {
   } while (!p.finished);
   EXPECT_TRUE(bounded);
   EXPECT_EQ(p.phase, "done");
-  const json r = json::parse(session.result().json);
+  const json r = json::parse(session.result(false).json);
   EXPECT_EQ(p.incumbent_ms, r["result"]["step_time_ms"].get<double>());
   EXPECT_EQ(p.lower_bound_ms, r["result"]["method"]["lower_bound_ms"].get<double>());
 }

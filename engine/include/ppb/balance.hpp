@@ -98,8 +98,8 @@ class Balancer {
   BalanceProgress step(double slice_ms);
   [[nodiscard]] BalanceProgress progress() const;
   // The result: the balance's answer once finished; before that, the best plan so far, not proven,
-  // its notes saying the balance was stopped.
-  [[nodiscard]] BalanceResult result();
+  // its notes saying the balance was stopped (or, with `cancelled`, cancelled) before it finished.
+  [[nodiscard]] BalanceResult result(bool cancelled = false);
 
  private:
   struct Impl;

@@ -7,7 +7,7 @@
 //   BalanceSession session(request_json);
 //   if (!session.error().json.empty()) return session.error();
 //   while (!session.step(50).finished) {}
-//   return session.result();  // as run_command("balance", request_json)
+//   return session.result(false);  // as run_command("balance", request_json)
 #pragma once
 
 #include <memory>
@@ -34,8 +34,9 @@ class BalanceSession {
   // after a failure, which error() then holds. The offset mode runs whole in its first step.
   BalanceProgress step(double slice_ms);
   // The balance response (exit status 0), or error() after a failure. Before the balance has
-  // finished, the best plan so far, not proven, its notes saying the balance was stopped.
-  [[nodiscard]] CommandOutput result();
+  // finished, the best plan so far, not proven, its notes saying the balance was stopped (with
+  // `cancelled`: cancelled) before it finished.
+  [[nodiscard]] CommandOutput result(bool cancelled);
 
  private:
   struct Impl;
