@@ -47,7 +47,10 @@ TEST(FieldReader, QuotedInputRepeatsOnlyShortPlainText) {
   EXPECT_EQ(quoted_input("<img src=x onerror=alert(1)>"), "(a 28-byte text, not repeated here)");
   EXPECT_EQ(quoted_input("a\"b"), "(a 3-byte text, not repeated here)");
   EXPECT_EQ(quoted_input(std::string("bell\a")), "(a 5-byte text, not repeated here)");
-  EXPECT_EQ(quoted_input(std::string(64, 'a')), "\"" + std::string(64, 'a') + "\"");
+  // Built by appending: GCC 12's -Wrestrict misfires on "\"" + std::string + "\"" under ASan.
+  std::string quoted_64 = "\"";
+  quoted_64.append(64, 'a').append("\"");
+  EXPECT_EQ(quoted_input(std::string(64, 'a')), quoted_64);
   EXPECT_EQ(quoted_input(std::string(65, 'a')), "(a 65-byte text, not repeated here)");
   EXPECT_EQ(quoted_input("\xe5\xb1\x82"), "(a 3-byte text, not repeated here)");  // not ASCII
 }
