@@ -26,5 +26,5 @@ export default [
   // Node programs. The browser tests also hold functions that run in the page (page.evaluate), hence the DOM.
   { files: ['tools/**/*.mjs', 'tests/**/*.mjs', 'bench/**/*.mjs', 'eslint.config.js'], ignores: ['bench/bench-page.mjs'],
     languageOptions: { globals: globals.node } },
-  { files: ['tests/web/**/*.mjs', 'bench/wasm-bench.mjs', 'bench/page-frames.mjs'], languageOptions: { globals: globals.browser } },
+  { files: ['tests/web/**/*.mjs', 'bench/wasm-bench.mjs', 'bench/page-frames.mjs', 'bench/page-budgets.mjs'], languageOptions: { globals: globals.browser } },
 ];

@@ -96,7 +96,8 @@ const runner = new PlanRunner({ engine, store, status, errors, banners, work, fo
     views.show(plan, comparison);
     address.changed();
     if (embed.embed) updateOpenLink(store.state, embed.theme);
-  } });
+  },
+  onModelChecked: (model, response) => loader.modelChecked(model, response) });
 const searchPanel = new SearchPanel({
   search: (request, onProgress) => engine.search(request, onProgress),
   canRun: () => status.engineLoaded,
@@ -302,6 +303,7 @@ redrawOnResize();
   get comparison() { return runner.comparison; },
   get search() { return searchPanel.result; },
   get cancelledCalls() { return engine.cancelledCalls; },
+  get modelsSent() { return engine.modelsSent; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
   crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),

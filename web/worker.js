@@ -6,6 +6,10 @@
 //                                           when the module has BalanceSession)
 //   {type: 'search', id, request}          a search run in slices, with progress and cancel
 //   {type: 'cancel', id}                   stop that sliced call; its result so far is returned
+//   {type: 'model', ref, text}             keep a model document (its JSON text) under ref: the model crosses to
+//                                           the worker once, and requests refer to it
+//   {type: 'drop-model', ref}              forget it
+//   A 'call' or 'search' with `model: ref` has a request without its model; the worker puts the kept text in.
 //   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
 // Messages out:
 //   {type: 'ready', version, sliced} | {type: 'fatal', error}   once; sliced: the commands run in slices
@@ -29,6 +33,22 @@
   let engine = null;
   /** @type {Map<number, {cancelled: boolean}>} sliced calls running, by request id */
   const sessions = new Map();
+  /** @type {Map<number, string>} model documents kept, by the page's reference */
+  const models = new Map();
+
+  /**
+   * The request text the engine gets: the page's request with the kept model put in as its "model" field (text
+   * joined, not parsed: the model may be megabytes).
+   * @param {{request: string, model?: number}} message
+   * @returns {string | null} null when the model referred to is not kept
+   */
+  function requestText(message) {
+    if (message.model === undefined) return message.request;
+    const model = models.get(message.model);
+    if (model === undefined) return null;
+    const rest = message.request.trim().slice(1);
+    return `{"model":${model}${rest.startsWith('}') ? '' : ','}${rest}`;
+  }
 
   /** @param {any} message */
   function post(message) {
@@ -131,23 +151,37 @@
       });
       return;
     }
+    if (message.type === 'model') {
+      models.set(message.ref, message.text);
+      return;
+    }
+    if (message.type === 'drop-model') {
+      models.delete(message.ref);
+      return;
+    }
     const { id } = message;
+    const request = message.request === undefined ? '' : requestText(message);
+    if (request === null) {
+      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+        { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
+      return;
+    }
     if (!engine) {
       post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
         { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
       return;
     }
     if (message.type === 'search') {
-      runSliced(id, message.request, engine.SearchSession).catch((error) => die(id, error));
+      runSliced(id, request, engine.SearchSession).catch((error) => die(id, error));
       return;
     }
     if (message.type === 'call' && message.command === 'balance' && slicedCommands().includes('balance')) {
-      runSliced(id, message.request, engine.BalanceSession).catch((error) => die(id, error));
+      runSliced(id, request, engine.BalanceSession).catch((error) => die(id, error));
       return;
     }
     if (message.type === 'call' && COMMANDS.has(message.command)) {
       try {
-        post({ type: 'response', id, response: engine[message.command](message.request) });
+        post({ type: 'response', id, response: engine[message.command](request) });
       } catch (error) {
         die(id, error);
       }

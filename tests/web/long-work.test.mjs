@@ -1,9 +1,11 @@
 // Long engine work is visible and interruptible: a balance that runs for seconds shows a progress line with a
 // Cancel button; Cancel stops it and keeps the previous result, marked; a new input cancels the call in flight
-// rather than waiting for it; the views are marked out of date at once.
+// rather than waiting for it; the views are marked out of date at once. A model crosses to the worker once.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, waitForState, upload, cspViolations } from './helpers.mjs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startSite, openPage, load, lastResponse, waitForState, upload, cspViolations, examplesDir } from './helpers.mjs';
 import { workloads } from '../../bench/workloads.mjs';
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
@@ -85,6 +87,41 @@ test('a new input cancels the long call in flight instead of waiting for it', as
   // worker client says by having cancelled it.
   const cancelled = await page.evaluate(() => /** @type {any} */ (window).__ppb.cancelledCalls);
   assert.ok(cancelled >= 1, `calls cancelled: ${cancelled} (the even split came after ${waited} ms)`);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
+test('a model crosses to the worker once: later plans, a search, an export and the engine\'s refusal of a model send no model again', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  const sent = () => page.evaluate(() => /** @type {any} */ (window).__ppb.modelsSent);
+  const dense = await readFile(join(examplesDir, 'dense-8l.json'), 'utf8');
+  const before = await sent();
+  await upload(page, 'dense-8l.json', dense);
+  assert.equal(await sent(), before + 1, 'the uploaded model is sent once');
+  await page.fill('#pp-degree', '4');
+  await waitForState(page);
+  await page.fill('#memory-limit', '9000');
+  await waitForState(page);
+  await page.click('label:has(> input[name="partition"][value="even"])');
+  await waitForState(page);
+  await Promise.all([page.waitForEvent('download'), page.click('[data-export="megatron"]')]);
+  await page.fill('#search-world', '');
+  await page.fill('#search-pp', '2, 4');
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 60_000);
+  assert.equal(await sent(), before + 1, 'plans, an export and a search refer to the kept model');
+  // A model document is read by the engine with its first plan (no separate import); one the engine refuses is
+  // taken back and the model before it stays, still kept by the worker.
+  const shown = await lastResponse(page);
+  await upload(page, 'bad.json', JSON.stringify({ format: 'ppb.model.v1', name: 'bad', layers: [{ name: 'l', count: 4, forward_ms: -1 }] }), ['error']);
+  assert.match(await page.locator('#drop-target [role="alert"]').first().textContent() ?? '', /bad\.json: .*forward_ms/);
+  assert.equal(await page.locator('#model-name').textContent(), 'dense 8-layer example');
+  assert.deepEqual(await lastResponse(page), shown);
+  await page.fill('#pp-degree', '2');
+  await waitForState(page, ['ready', 'error']);
+  assert.equal((await lastResponse(page)).result.pp_degree, 2);
+  assert.equal(await sent(), before + 2, 'the refused model was sent once, the kept one not again');
   assert.deepEqual(problems, []);
   await page.context().close();
 });

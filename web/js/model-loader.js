@@ -3,7 +3,7 @@
 // transformer form. A model that cannot be read changes nothing: its problem goes beside its source and the last
 // result stays, marked stale. A saved page state that arrives as a file goes to onState.
 
-/** @import {EngineError, PageState} from './types.js' */
+/** @import {EngineError, EngineResponse, PageState} from './types.js' */
 /** @import {Incoming, SourceKind, Example} from './model-input.js' */
 /** @import {Banners} from './banners.js' */
 /** @import {Controls} from './controls.js' */
@@ -37,6 +37,37 @@ export class ModelLoader {
     this.job = null;
     /** Counts the models asked for, so that only the newest is put in place. */
     this.reads = 0;
+    /**
+     * A model put in place before the engine has read it (a ppb.model.v1 document), with the state before it: the
+     * first plan checks it, and if the engine refuses the model, the state before comes back.
+     * @type {{model: any, previous: PageState, kind: SourceKind, name: string} | null}
+     */
+    this.probation = null;
+  }
+
+  /**
+   * The first plan of a model on probation has come back: the model stays (its notes are shown), or, when the
+   * engine refused it, the state before it comes back and the problems go beside the model's source.
+   * @param {any} model the model of the request that was answered
+   * @param {EngineResponse} response
+   * @returns {boolean} whether the model was refused (the response is then the loader's, not a plan's)
+   */
+  modelChecked(model, response) {
+    const probation = this.probation;
+    if (!probation || probation.model !== model) return false;
+    this.probation = null;
+    const refused = response.ok ? [] : response.errors.filter((e) => e.path === '/model' || e.path.startsWith('/model/'));
+    if (refused.length === 0) {
+      this.showImportNotes((response.warnings ?? []).filter((w) => w.path === '/model' || w.path.startsWith('/model/')));
+      return false;
+    }
+    const { store, controls, searchPanel } = this.parts;
+    store.replace(probation.previous);
+    this.showModel();
+    controls.show(store.state, store.info);
+    searchPanel.clear();
+    this.problem(probation.kind, refused.map((e) => ({ ...e, message: `${probation.name}: ${e.message}` })));
+    return true;
   }
 
   /**
@@ -159,7 +190,7 @@ export class ModelLoader {
    * @param {Incoming} incoming
    */
   async read(incoming) {
-    const { status, errors, engine } = this.parts;
+    const { status, errors, engine, store } = this.parts;
     const read = ++this.reads;
     status.setBusy('input', true);
     // The views are out of date from now on: another model is coming.
@@ -172,10 +203,15 @@ export class ModelLoader {
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
       else {
+        // The model crosses to the worker once, as the file's own text where the file is the model.
+        if (reading.text !== null) engine.keepModel(reading.model, reading.text);
+        const { model, ...rest } = store.state;
+        this.probation = reading.checked ? null
+          : { model: reading.model, previous: { ...structuredClone(rest), model }, kind: incoming.kind, name: incoming.name };
         this.setModel(reading.model, reading.label, reading.request,
           incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null);
-        // A request's own sections are not part of a model; their fields are not worth a note.
-        this.showImportNotes(reading.warnings.filter((w) => !(reading.request && w.code === 'UNKNOWN_FIELD')));
+        // An unchecked model's notes come with its first plan.
+        this.showImportNotes(reading.warnings);
       }
     } finally {
       if (read === this.reads) {

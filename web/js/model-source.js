@@ -1,6 +1,9 @@
-// Reading a document that arrived (example, file, drop, paste): JSON or not, what kind, and through the engine's
-// import command when it is a model, so a broken file never replaces a good model. Returns what to do with it;
-// the page does it.
+// Reading a document that arrived (example, file, drop, paste): JSON or not, what kind, and what to do with it (the
+// page does it). A SAPP file or a transformer description goes through the engine's import command, which makes the
+// model. A ppb.model.v1 document (alone or in a request) is the model already: it is not sent to the engine twice
+// (once to import, once to plan, which for a large model doubles the wait); the engine checks it with the first
+// plan, and the page takes it back if the engine refuses it (js/model-loader.js), so a broken file never
+// replaces a good model.
 
 /** @import {EngineError, EngineResponse, PageState} from './types.js' */
 import { classify } from './model-input.js';
@@ -10,7 +13,10 @@ import { CancelledError } from './worker-client.js';
 /**
  * @typedef {{kind: 'problem', errors: EngineError[]}
  *         | {kind: 'state', state: PageState} | {kind: 'cancelled'}
- *         | {kind: 'model', model: any, label: string, warnings: EngineError[], request: any | null}} Reading
+ *         | {kind: 'model', model: any, label: string, warnings: EngineError[], request: any | null,
+ *            checked: boolean, text: string | null}} Reading
+ *   checked: the engine has read the model (an import); false for a ppb.model.v1 document, which the first plan
+ *   checks. text: the model's own JSON text when the document is the model (the worker keeps it as it is)
  */
 
 /**
@@ -24,6 +30,7 @@ export async function readDocument({ text, name }, importModel) {
   let doc;
   try {
     doc = JSON.parse(text);
+    performance.mark('ppb:parsed');
   } catch (error) {
     return problem('JSON_SYNTAX', `${name} is not valid JSON: ${syntaxMessage(text, error)}`);
   }
@@ -41,22 +48,26 @@ export async function readDocument({ text, name }, importModel) {
     const state = stateFromFile(doc);
     return state ? { kind: 'state', state } : problem('STATE_INVALID', `${name} is a PPB state file without a model.`);
   }
+  if (what === 'model' || what === 'request') {
+    const model = what === 'model' ? doc : doc.model;
+    return { kind: 'model', model, label: (typeof model.name === 'string' && model.name) || name, warnings: [],
+      request: what === 'request' ? doc : null, checked: false, text: what === 'model' ? text : null };
+  }
   let response;
   try {
-    response = await importModel(what === 'model' ? { model: doc } : what === 'request' ? { model: doc.model } : doc);
+    response = await importModel(doc);
+    performance.mark('ppb:imported');
   } catch (error) {
     if (error instanceof CancelledError) return { kind: 'cancelled' };
     return problem('ENGINE', `${name} could not be checked: ${error instanceof Error ? error.message : error}`);
   }
   if (!response.ok) return { kind: 'problem', errors: response.errors.map((e) => ({ ...e, message: `${name}: ${e.message}` })) };
-  // A ppb.model.v1 document is kept as written (its option order is the order of recompute counts); imported
-  // documents are the engine's.
-  const model = what === 'model' ? doc : what === 'request' ? doc.model : response.result.model;
+  const model = response.result.model;
   const source = response.result.source;
   const label = source === 'sapp' ? `${model.name || name} (imported from the SAPP file ${name})`
     : source === 'transformer' ? `${model.name || name} (generated from a transformer description)`
     : model.name || name;
-  return { kind: 'model', model, label, warnings: response.warnings ?? [], request: what === 'request' ? doc : null };
+  return { kind: 'model', model, label, warnings: response.warnings ?? [], request: null, checked: true, text: null };
 }
 
 /**

@@ -28,7 +28,8 @@ const TYPING_DELAY_MS = 220;
  * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, form: HTMLElement, exclude: HTMLElement,
- *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void}} RunnerParts
+ *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void,
+ *            onModelChecked?: (model: any, response: EngineResponse) => boolean}} RunnerParts
  *   form, exclude: where the plan's errors go (the controls, not the transformer form)
  */
 
@@ -116,6 +117,7 @@ export class PlanRunner {
     let response;
     /** @type {(progress: import('./worker-client.js').Progress) => void} */
     let progressTo = () => {};
+    performance.mark('ppb:plan-sent');
     const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress) });
     this.job = job;
     progressTo = this.parts.work.track(job, {
@@ -125,6 +127,7 @@ export class PlanRunner {
     });
     try {
       response = await job.result;
+      performance.mark('ppb:plan-answered');
     } catch (error) {
       if (error instanceof CancelledError) return; // newer inputs follow, or the person stopped it
       if (error instanceof EngineDiedError) {
@@ -141,6 +144,9 @@ export class PlanRunner {
     // Newer inputs are waiting, or the person stopped this call (a balance in slices still answers with its best
     // plan so far): this answer is not the one to show.
     if (this.pending || this.stopped) return;
+    // The first plan of a model the engine had not read yet: if the engine refused the model, the loader takes
+    // it back and this answer is not a plan's.
+    if (this.parts.onModelChecked?.(request.model, response)) return;
     if (!response.ok) {
       errors.set('plan', response.errors, { within: this.parts.form, exclude: this.parts.exclude });
       status.setStale(true);
@@ -154,7 +160,9 @@ export class PlanRunner {
     this.comparison = await this.comparisonFor(result, request, command, label);
     this.current = { response, result, request, command, label };
     status.setStale(false);
+    performance.mark('ppb:planned');
     this.parts.onPlan(this.current, this.comparison);
+    performance.mark('ppb:drawn');
   }
 
   /**

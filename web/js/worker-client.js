@@ -40,6 +40,12 @@ export class EngineClient {
     this.loaded = false;
     /** How many calls were cancelled while they ran (a test hook). */
     this.cancelledCalls = 0;
+    /** The models the worker keeps, by object, with their reference and text (the newest last). */
+    /** @type {{model: object, ref: number, text: string}[]} */
+    this.models = [];
+    this.nextModelRef = 1;
+    /** How many model documents were sent to the worker (a test hook: a model crosses once). */
+    this.modelsSent = 0;
     /** @type {Promise<EngineInfo>} */
     this.ready = this.start(started);
   }
@@ -51,6 +57,8 @@ export class EngineClient {
   start(started = null) {
     const worker = started?.worker ?? new Worker(this.workerUrl);
     this.worker = worker;
+    // A new worker (after a death or a cancel) gets the models the page refers to again.
+    for (const kept of this.models) worker.postMessage({ type: 'model', ref: kept.ref, text: kept.text });
     return new Promise((resolve, reject) => {
       /** @param {any} message */
       const handle = (message) => {
@@ -164,7 +172,7 @@ export class EngineClient {
   run(command, request, { onProgress } = {}) {
     const id = this.nextId++;
     let cancelled = false;
-    const text = JSON.stringify(request);
+    const { text, ref } = this.requestText(request);
     /** @type {Job} */
     const job = {
       command,
@@ -180,11 +188,45 @@ export class EngineClient {
     job.result = this.ready.then(() => new Promise((resolve, reject) => {
       job.sliced = this.info.sliced.includes(command);
       this.pending.set(id, { resolve, reject, onProgress, sliced: job.sliced });
-      if (command === 'search') this.worker?.postMessage({ type: 'search', id, request: text });
-      else this.worker?.postMessage({ type: 'call', id, command, request: text });
+      if (command === 'search') this.worker?.postMessage({ type: 'search', id, request: text, model: ref });
+      else this.worker?.postMessage({ type: 'call', id, command, request: text, model: ref });
       if (cancelled) this.cancel(id);
     }));
     return job;
+  }
+
+  /**
+   * Hands the worker a model document once, as text, to keep for the calls that refer to it: the file's own text
+   * when the page has it (nothing to serialise), else the model serialised here. The two newest models are kept
+   * (the current one and the one before, which a comparison or a late answer may still use).
+   * @param {object} model the page's model object, which later requests carry
+   * @param {string} [text] its JSON text, when the page has it
+   */
+  keepModel(model, text) {
+    if (this.models.some((kept) => kept.model === model)) return;
+    const kept = { model, ref: this.nextModelRef++, text: text ?? JSON.stringify(model) };
+    this.models.push(kept);
+    this.modelsSent += 1;
+    this.worker?.postMessage({ type: 'model', ref: kept.ref, text: kept.text });
+    while (this.models.length > 2) {
+      const old = this.models.shift();
+      if (old) this.worker?.postMessage({ type: 'drop-model', ref: old.ref });
+    }
+  }
+
+  /**
+   * A request as the worker gets it: without its model when the worker keeps that model (by reference).
+   * @param {Record<string, any>} request
+   * @returns {{text: string, ref: number | undefined}}
+   */
+  requestText(request) {
+    const model = request.model;
+    if (model === null || typeof model !== 'object') return { text: JSON.stringify(request), ref: undefined };
+    this.keepModel(model);
+    const kept = this.models.find((k) => k.model === model);
+    const rest = { ...request };
+    delete rest.model;
+    return { text: JSON.stringify(rest), ref: kept?.ref };
   }
 
   /**
