@@ -238,6 +238,8 @@ case "$command" in
     node bench/wasm-bench.mjs --gbench build/bench/gbench.json
     say "the page's timeline at 16,384 operations in headless Chromium: zoom and pan frame times"
     node bench/page-frames.mjs
+    say "the page from upload to drawn results at 10,000 and 100,000 layers in headless Chromium (budgets)"
+    node bench/page-budgets.mjs
     ;;
   help | -h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) die "unknown command '$command'; try ./dev.sh help" ;;

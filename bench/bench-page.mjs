@@ -1,10 +1,10 @@
 // The bench page's runner: the workloads of bench/workloads.mjs through the WASM module on the page's
 // main thread, timed by bench/timing.mjs. Opened by hand it runs them all into the table
 // (query: ?repeat=N&min_sample_ms=X&warm_up_ms=W&only=SUBSTRING&engine=DIR); with ?drive=1 it only loads the engine and
-// exposes window.ppbBench.warm(ms) and .run(name, repeat, minSampleMs), which bench/wasm-bench.mjs calls between its
-// native and node runs of the same workload.
+// exposes window.ppbBench.warm(ms), .run(name, repeat, minSampleMs) and .first(name) (the first call on a fresh module,
+// on a page of its own), which bench/wasm-bench.mjs calls between its native and node runs of the same workload.
 import { workloads } from './workloads.mjs';
-import { timeCalls, warmUp, warmUpCalls } from './timing.mjs';
+import { timeCalls, warmUp, warmUpCalls, firstCall } from './timing.mjs';
 
 const status = /** @type {HTMLElement} */ (document.getElementById('status'));
 const rows = /** @type {HTMLElement} */ (document.getElementById('results'));
@@ -73,8 +73,21 @@ async function warm(ms) {
   return n;
 }
 
-/** @type {{ready: boolean, error: string | null, userAgent: string, run: typeof run, warm: typeof warm}} */
-const api = { ready: false, error: null, userAgent: navigator.userAgent, run, warm };
+/**
+ * The first call of a workload on this page's freshly loaded module (bench/timing.mjs, firstCall); call it before
+ * anything else runs, on a page of its own.
+ * @param {string} name
+ * @returns {Promise<{name: string, ms: number, response: any}>}
+ */
+async function first(name) {
+  const w = list.find((x) => x.name === name);
+  if (!w) throw new Error(`no workload named ${name}`);
+  const { ms, response } = await firstCall(await engine, w, pause);
+  return { name, ms, response };
+}
+
+/** @type {{ready: boolean, error: string | null, userAgent: string, run: typeof run, warm: typeof warm, first: typeof first}} */
+const api = { ready: false, error: null, userAgent: navigator.userAgent, run, warm, first };
 /** @type {any} */ (window).ppbBench = api;
 
 engine.then(

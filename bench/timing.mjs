@@ -89,3 +89,40 @@ export function warmUpCalls(list, engine) {
       return () => engine[w.command](request);
     });
 }
+
+/** The slice the page's worker gives a session's step() (web/worker.js, SLICE_MS). */
+export const PAGE_SLICE_MS = 40;
+
+/**
+ * The first call of a workload after the module has loaded, as the page makes it: a balance through BalanceSession
+ * and a search through SearchSession in slices of PAGE_SLICE_MS (each slice a fresh call, so V8's optimised code,
+ * compiled in the background, is used from the next slice on: wasm has no on-stack replacement here), any other
+ * command as one call. Returns the milliseconds from the call to the response, and the response.
+ * @param {any} engine a freshly loaded module
+ * @param {{command: string, request: object}} w
+ * @param {() => Promise<void>} [pause] runs between slices (the worker yields to its message loop there)
+ * @returns {Promise<{ms: number, response: any}>}
+ */
+export async function firstCall(engine, w, pause = async () => {}) {
+  const request = JSON.stringify(w.request);
+  const Session = w.command === 'balance' ? engine.BalanceSession : w.command === 'search' ? engine.SearchSession : null;
+  const t0 = performance.now();
+  if (!Session) {
+    const response = engine[w.command](request);
+    return { ms: performance.now() - t0, response: JSON.parse(response) };
+  }
+  const session = new Session(request);
+  try {
+    const error = session.error();
+    if (error) return { ms: performance.now() - t0, response: JSON.parse(error) };
+    for (;;) {
+      const progress = JSON.parse(session.step(PAGE_SLICE_MS));
+      if (progress.finished) break;
+      await pause();
+    }
+    const response = session.result(false);
+    return { ms: performance.now() - t0, response: JSON.parse(response) };
+  } finally {
+    session.delete();
+  }
+}

@@ -83,6 +83,18 @@ function runNative(file, name, options) {
 }
 
 /**
+ * Under node, the first call on a fresh module: a node process of its own per call (bench/first-call.mjs).
+ * @param {string} file the workloads file
+ * @param {string} name
+ * @returns {number} milliseconds
+ */
+function nodeFirst(file, name) {
+  const out = execFileSync(process.execPath, [join(ROOT, 'bench/first-call.mjs'), ENGINE_JS, ENGINE_WASM, file, name],
+    { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.toString()).ms;
+}
+
+/**
  * Under node: the module loaded once, a runner per workload.
  * @returns {Promise<(w: Workload, options: {repeat: number, minSampleMs: number}) => Promise<Timing>>}
  */
@@ -102,6 +114,7 @@ async function nodeRunner() {
  * In headless Chromium: bench/bench.html served from the repository root, driven one workload at a
  * time through window.ppbBench.run.
  * @returns {Promise<{run: (w: Workload, options: {repeat: number, minSampleMs: number}) => Promise<Timing>,
+ *                    first: (w: Workload) => Promise<{name: string, ms: number, response: any}>,
  *                    version: string, close: () => Promise<void>}>}
  */
 async function chromiumRunner() {
@@ -130,13 +143,30 @@ async function chromiumRunner() {
     const error = await page.evaluate(() => /** @type {any} */ (window).ppbBench.error);
     if (error) throw new Error(`bench page: ${error}`);
     await page.evaluate((ms) => /** @type {any} */ (window).ppbBench.warm(ms), WARM_UP_MS);
+    const benchUrl = `${url.replace(/\/$/, '')}/bench/bench.html?drive=1&engine=${encodeURIComponent(engineDir)}`;
+    // The first call on a fresh module: a page in a context of its own (its own renderer, no compiled code from
+    // another page), loaded, then the workload before anything else.
+    const first = async (/** @type {Workload} */ w) => {
+      const context = await browser.newContext();
+      try {
+        const fresh = await context.newPage();
+        await fresh.goto(benchUrl);
+        await fresh.waitForFunction(() => {
+          const api = /** @type {any} */ (window).ppbBench;
+          return api && (api.ready || api.error);
+        }, null, { timeout: 60000 });
+        return /** @type {{name: string, ms: number, response: any}} */ (await fresh.evaluate((name) => /** @type {any} */ (window).ppbBench.first(name), w.name));
+      } finally {
+        await context.close();
+      }
+    };
     const run = async (/** @type {Workload} */ w, /** @type {{repeat: number, minSampleMs: number}} */ options) => {
       const timing = await page.evaluate(([name, repeat, minSampleMs]) =>
         /** @type {any} */ (window).ppbBench.run(name, repeat, minSampleMs), /** @type {[string, number, number]} */ ([w.name, options.repeat, options.minSampleMs]));
       if (problems.length > 0) throw new Error(`bench page: ${problems.join('; ')}`);
       return timing;
     };
-    return { run, version: browser.version(), close };
+    return { run, first, version: browser.version(), close };
   } catch (e) {
     await close();
     throw e;
@@ -234,6 +264,11 @@ async function main() {
   const node = [];
   /** @type {Timing[] | null} */
   const browser = chromium ? [] : null;
+  // The first call after the module loads, per workload: every round's figure, node and Chromium.
+  /** @type {number[][]} */
+  const nodeFirsts = list.map(() => []);
+  /** @type {number[][]} */
+  const browserFirsts = list.map(() => []);
   // Rounds over the whole list, so that a burst of load elsewhere on the machine spoils a few samples
   // of each runtime rather than all of one; a figure is the median of every round's samples.
   /** @type {(into: Timing[], i: number, t: Timing) => void} */
@@ -246,8 +281,12 @@ async function main() {
     for (let round = 1; round <= options.rounds; ++round)
       for (const [i, w] of list.entries()) {
         add(native, i, runNative(file, w.name, options));
+        nodeFirsts[i].push(nodeFirst(file, w.name));
         add(node, i, await runNode(w, options));
-        if (chromium && browser) add(browser, i, await chromium.run(w, options));
+        if (chromium && browser) {
+          browserFirsts[i].push((await chromium.first(w)).ms);
+          add(browser, i, await chromium.run(w, options));
+        }
         process.stderr.write(`round ${round}, ${w.name}: native ${fmtMs(native[i].median_ms)} ms, node ${fmtMs(node[i].median_ms)} ms` +
           (browser ? `, Chromium ${fmtMs(browser[i].median_ms)} ms` : '') + '\n');
       }
@@ -257,9 +296,10 @@ async function main() {
 
   /** @type {string[]} */
   const mismatches = [];
-  /** @type {Record<string, {node: number[], browser: number[]}>} */
+  /** @type {Record<string, {node: number[], browser: number[], first?: number[]}>} */
   const ratiosByGroup = {};
-  const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native'];
+  const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native',
+    'node first call ms', 'Chromium first call ms', 'first call / native'];
   /** @type {string[][]} */
   const rows = [];
   list.forEach((w, i) => {
@@ -277,16 +317,23 @@ async function main() {
     const group = (ratiosByGroup[w.group] ??= { node: [], browser: [] });
     group.node.push(v.median_ms / n.median_ms);
     if (b) group.browser.push(b.median_ms / n.median_ms);
+    const nf = median(nodeFirsts[i]);
+    const bf = browserFirsts[i].length ? median(browserFirsts[i]) : null;
+    // The worse of the two runtimes' first calls against native's steady state: what a person's first click costs.
+    const firstRatio = Math.max(nf, bf ?? 0) / n.median_ms;
+    (group.first ??= []).push(firstRatio);
     rows.push([w.name, work.text, fmtMs(n.median_ms), fmtMs(v.median_ms), (v.median_ms / n.median_ms).toFixed(2),
-      b ? fmtMs(b.median_ms) : '-', b ? (b.median_ms / n.median_ms).toFixed(2) : '-']);
+      b ? fmtMs(b.median_ms) : '-', b ? (b.median_ms / n.median_ms).toFixed(2) : '-', fmtMs(nf), bf === null ? '-' : fmtMs(bf),
+      firstRatio.toFixed(2)]);
   });
   const allNode = Object.values(ratiosByGroup).flatMap((g) => g.node);
   const allBrowser = Object.values(ratiosByGroup).flatMap((g) => g.browser);
   for (const [group, r] of Object.entries(ratiosByGroup))
     rows.push([`**${group}, geometric mean**`, '', '', '', `**${geometricMean(r.node).toFixed(2)}**`, '',
-      r.browser.length ? `**${geometricMean(r.browser).toFixed(2)}**` : '-']);
+      r.browser.length ? `**${geometricMean(r.browser).toFixed(2)}**` : '-', '', '', `**${geometricMean(r.first ?? [1]).toFixed(2)}**`]);
+  const allFirst = Object.values(ratiosByGroup).flatMap((g) => g.first ?? []);
   rows.push(['**all, geometric mean**', '', '', '', `**${geometricMean(allNode).toFixed(2)}**`, '',
-    allBrowser.length ? `**${geometricMean(allBrowser).toFixed(2)}**` : '-']);
+    allBrowser.length ? `**${geometricMean(allBrowser).toFixed(2)}**` : '-', '', '', `**${geometricMean(allFirst).toFixed(2)}**`]);
 
   const table = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`,
     ...rows.map((r) => `| ${r.join(' | ')} |`)];
@@ -309,7 +356,13 @@ async function main() {
     'falls on the three columns alike. Each WASM runtime first makes engine calls for',
     `${WARM_UP_MS / 1000} s: V8 starts a module on its baseline compiler and moves hot code to the optimising one`,
     'in the background, and until then small requests run up to 20 times slower; the table shows the',
-    `steady state. ${options.rounds} rounds go over the whole list; each takes ${options.repeat} samples of every workload in every runtime`,
+    `steady state. Beside it, the **first call**: the workload on a module that has run nothing yet (a node process of`,
+    'its own, a Chromium page in a context of its own), run as the page\'s worker runs it: a balance through',
+    '`BalanceSession` and a search through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a',
+    'function\'s optimised code from its next call on; without slices a long call stays on the baseline code',
+    'throughout), an estimate as one call; the median of one such call per round. "first call / native" is the',
+    'slower runtime\'s first call over native\'s steady state: what a person\'s first click costs, against 1.5.',
+    `${options.rounds} rounds go over the whole list; each takes ${options.repeat} samples of every workload in every runtime`,
     `after a warm-up call, and each figure is the median of the ${options.rounds * options.repeat} samples. A sample is as many`,
     `back-to-back calls as fill ${options.minSampleMs} ms, divided by their number. Ratios are WASM time over native`,
     'time: below 1.5 is the target.',
@@ -346,11 +399,14 @@ async function main() {
       'request, resolving the plan and writing the response.', '',
       '| benchmark | real ms | CPU ms | counters |', '|---|---:|---:|---|', ...gbenchRows(options.gbench), '');
   }
-  // The page's frame times (bench/page-frames.mjs) live in the same file, between their markers: kept as they are.
+  // The page's frame times (bench/page-frames.mjs) and budgets (bench/page-budgets.mjs) live in the same file,
+  // between their markers: kept as they are.
   const previous = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
-  const framesAt = previous.indexOf('<!-- page-frames -->');
-  const framesEnd = previous.indexOf('<!-- /page-frames -->');
-  if (framesAt >= 0 && framesEnd > framesAt) lines.push(previous.slice(framesAt, framesEnd + '<!-- /page-frames -->'.length), '');
+  for (const marker of ['page-budgets', 'page-frames']) {
+    const at = previous.indexOf(`<!-- ${marker} -->`);
+    const end = previous.indexOf(`<!-- /${marker} -->`);
+    if (at >= 0 && end > at) lines.push(previous.slice(at, end + `<!-- /${marker} -->`.length), '');
+  }
   writeFileSync(options.out, lines.join('\n'));
   process.stderr.write(`wrote ${relative(ROOT, options.out)}\n`);
 }

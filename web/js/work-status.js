@@ -72,17 +72,16 @@ export class WorkStatus {
 }
 
 /**
- * What a balance in slices has done so far, from its progress: nodes searched, the best plan's step time, the
- * bound proven below it.
+ * What a balance in slices has done so far, from its progress (the BalanceSession's step() answer): its phase,
+ * nodes searched, the best plan's step time, the lower bound proven below it.
  * @param {Progress} p
  * @returns {string}
  */
 export function describeBalance(p) {
   const parts = [];
+  if (typeof p.phase === 'string' && p.phase) parts.push(p.phase);
   if (typeof p.nodes === 'number') parts.push(`${p.nodes.toLocaleString('en-US')} nodes`);
-  const best = p.incumbent_ms ?? p.incumbent;
-  if (typeof best === 'number' && Number.isFinite(best)) parts.push(`best so far ${ms(best)}`);
-  const bound = p.bound_ms ?? p.bound;
-  if (typeof bound === 'number' && Number.isFinite(bound)) parts.push(`no plan below ${ms(bound)}`);
+  if (typeof p.incumbent_ms === 'number' && Number.isFinite(p.incumbent_ms)) parts.push(`best so far ${ms(p.incumbent_ms)}`);
+  if (typeof p.lower_bound_ms === 'number' && Number.isFinite(p.lower_bound_ms)) parts.push(`no plan below ${ms(p.lower_bound_ms)}`);
   return parts.join(' · ');
 }

@@ -1,0 +1,14 @@
+// One workload's first call in a fresh node process (a module that has run nothing yet), for bench/wasm-bench.mjs:
+//   node bench/first-call.mjs <ppb_engine.js> <ppb_engine.wasm> <workloads.json> <name>
+// prints {"name", "ms", "response"} (bench/timing.mjs, firstCall: balance and search in slices, as the page runs them).
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { firstCall } from './timing.mjs';
+
+const [engineJs, engineWasm, file, name] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+const engine = await require(engineJs)({ wasmBinary: readFileSync(engineWasm) });
+const w = JSON.parse(readFileSync(file, 'utf8')).find((/** @type {{name: string}} */ x) => x.name === name);
+if (!w) throw new Error(`no workload named ${name}`);
+const { ms, response } = await firstCall(engine, w, () => new Promise((resolve) => setImmediate(resolve)));
+process.stdout.write(JSON.stringify({ name, ms, response }));
