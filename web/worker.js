@@ -6,8 +6,8 @@
 //                                           when the module has BalanceSession)
 //   {type: 'search', id, request}          a search run in slices, with progress and cancel
 //   {type: 'cancel', id}                   stop that sliced call; its result so far is returned
-//   {type: 'model', ref, text}             keep a model document (its JSON text) under ref: the model crosses to
-//                                           the worker once, and requests refer to it
+//   {type: 'model', ref, bytes}            keep a model document (its JSON text as UTF-8 bytes, a transferred buffer)
+//                                           under ref: the model crosses to the worker once, requests refer to it
 //   {type: 'drop-model', ref}              forget it
 //   A 'call' or 'search' with `model: ref` has a request without its model; the worker puts the kept text in.
 //   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
@@ -152,7 +152,7 @@
       return;
     }
     if (message.type === 'model') {
-      models.set(message.ref, message.text);
+      models.set(message.ref, new TextDecoder().decode(message.bytes));
       return;
     }
     if (message.type === 'drop-model') {

@@ -34,7 +34,9 @@ export async function readDocument({ text, name }, importModel) {
   } catch (error) {
     return problem('JSON_SYNTAX', `${name} is not valid JSON: ${syntaxMessage(text, error)}`);
   }
-  const huge = nonFinitePath(doc, '');
+  // Only a number with 309 digits or more, or an exponent of three digits, can overflow to infinity: most files
+  // have none, and the walk over a large model's every value is skipped.
+  const huge = /\d{309}|[eE][+]?\d{3}/.test(text) ? nonFinitePath(doc, '') : null;
   if (huge !== null) {
     return { kind: 'problem', errors: [{ code: 'NUMBER_TOO_LARGE', path: huge,
       message: `${name}: the number at ${huge || 'the top'} is too large for JSON to carry (beyond about 1.8e308, it reads as infinity); write a smaller one.` }] };

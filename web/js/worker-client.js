@@ -58,7 +58,7 @@ export class EngineClient {
     const worker = started?.worker ?? new Worker(this.workerUrl);
     this.worker = worker;
     // A new worker (after a death or a cancel) gets the models the page refers to again.
-    for (const kept of this.models) worker.postMessage({ type: 'model', ref: kept.ref, text: kept.text });
+    for (const kept of this.models) this.postModel(kept, worker);
     return new Promise((resolve, reject) => {
       /** @param {any} message */
       const handle = (message) => {
@@ -207,11 +207,22 @@ export class EngineClient {
     const kept = { model, ref: this.nextModelRef++, text: text ?? JSON.stringify(model) };
     this.models.push(kept);
     this.modelsSent += 1;
-    this.worker?.postMessage({ type: 'model', ref: kept.ref, text: kept.text });
+    this.postModel(kept);
     while (this.models.length > 2) {
       const old = this.models.shift();
       if (old) this.worker?.postMessage({ type: 'drop-model', ref: old.ref });
     }
+  }
+
+  /**
+   * Sends a model's text to the worker as UTF-8 bytes in a transferred buffer: copying a string of many megabytes
+   * into a message takes the page a while, handing over a buffer does not (the worker decodes it).
+   * @param {{ref: number, text: string}} kept
+   * @param {Worker | null} [worker]
+   */
+  postModel(kept, worker = this.worker) {
+    const bytes = new TextEncoder().encode(kept.text);
+    worker?.postMessage({ type: 'model', ref: kept.ref, bytes }, [bytes.buffer]);
   }
 
   /**
