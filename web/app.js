@@ -35,12 +35,16 @@ import { TimeViews } from './js/views/timeline-view.js';
 import { candidateLabel } from './js/views/pareto.js';
 import { num, count } from './js/format.js';
 import { attachJumpLinks } from './js/jump-links.js';
+import { browserLanguage, pageLanguage, setLanguage, t } from './js/i18n.js';
 
 // ---- the parts ---------------------------------------------------------------------------------------------------
 const form = byId('controls-form', HTMLFormElement);
 const transformerBox = byId('transformer-form', HTMLElement);
 const results = byId('results', HTMLElement);
 const embed = embedOptions(location.search);
+// The language first, before any part writes text: the address's lang parameter (share links and embeds carry it),
+// else the browser's. A state that names another language (a state file) switches it when it is opened.
+setLanguage(embed.lang ?? browserLanguage(navigator.languages));
 const tooltip = new Tooltip();
 tooltip.attach(results);
 const errors = new ErrorBoard(byId('general-errors', HTMLElement));
@@ -65,6 +69,32 @@ const theme = new ThemeSwitch(byId('theme-button', HTMLButtonElement), store, ()
 /** Charts fill their boxes' height: an embed sized by its frame (not one that tells the frame its height). */
 const fit = embed.embed && !embed.autoHeight;
 const palette = () => theme.palette();
+
+// ---- the language: an embed's parameter, else the state's (from a link), else the browser's ------------------------
+const languageButton = byId('lang-button', HTMLButtonElement);
+/** Puts the page in the state's language (deciding it first when the state has none), before anything is drawn. */
+function applyLanguage() {
+  const ui = store.state.ui;
+  const language = embed.lang ?? ui.lang ?? pageLanguage();
+  // Kept in the state, so share links and embeds open in the same language.
+  ui.lang = language;
+  if (language !== pageLanguage()) setLanguage(language);
+  languageButton.textContent = language === 'zh' ? 'English' : '中文';
+  languageButton.lang = language === 'zh' ? 'en' : 'zh-CN';
+  languageButton.title = t(language === 'zh' ? 'Language: Chinese; click for English' : 'Language: English; click for Chinese');
+  theme.apply();
+}
+// The other language: the address takes it (lang parameter) and the state, and the page starts again in it, so
+// every text is drawn anew.
+languageButton.addEventListener('click', async () => {
+  const next = pageLanguage() === 'zh' ? 'en' : 'zh';
+  store.state.ui.lang = next;
+  await address.write(++address.version).catch(() => {});
+  const url = new URL(location.href);
+  url.searchParams.set('lang', next);
+  history.replaceState(history.state, '', url.href);
+  location.reload();
+});
 /** @param {HTMLElement} box */
 const widthOf = (box) => Math.max(320, Math.floor(box.clientWidth || 800));
 /**
@@ -129,6 +159,7 @@ function redrawAll() {
  */
 function applyState(next) {
   store.replace(next);
+  applyLanguage();
   byId('example-select', HTMLSelectElement).value = '';
   errors.clear('model');
   theme.apply();
@@ -310,6 +341,7 @@ redrawOnResize();
 };
 
 async function start() {
+  applyLanguage();
   if (embed.embed) showEmbedLayout(embed);
   theme.apply();
   status.watchLoad(engine);

@@ -55,7 +55,7 @@ test('the snippet\'s frame takes the height of its content', async () => {
   await page.selectOption('#embed-theme', 'dark');
   await page.waitForFunction(() => /** @type {HTMLTextAreaElement} */ (document.getElementById('embed-snippet')).value.includes('theme=dark'));
   const snippet = await page.inputValue('#embed-snippet');
-  assert.match(snippet, /\?embed=1&amp;view=stage-loads,timeline,memory&amp;theme=dark&amp;height=auto#ppb1\./);
+  assert.match(snippet, /\?embed=1&amp;view=stage-loads,timeline,memory&amp;theme=dark&amp;height=auto&amp;lang=en#ppb1\./);
   const declared = Number(/height="(\d+)"/.exec(snippet)?.[1]);
 
   const host = await openPage(site.browser, { viewport: { width: 1000, height: 700 } });

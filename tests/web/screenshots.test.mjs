@@ -1,4 +1,4 @@
-// Screenshots of the main views, light and dark, on a desktop, a phone and in an embed, for people to look at:
+// Screenshots of the main views, light and dark, on a desktop, a phone, in an embed and in Chinese, for people to look at:
 // build/screenshots/*.png. The test
 // checks that each was written and that the page had no problem while drawing them.
 import { after, before, test } from 'node:test';
@@ -51,6 +51,11 @@ for (const scheme of /** @type {const} */ (['light', 'dark'])) {
     await page.click('label:has(> input[name="partition"][value="even"])');
     await waitForState(page);
     await shot('stage-loads-over-limit', page.locator('.view[data-view="stage-loads"]'));
+    // In Simplified Chinese (the lang parameter, as a share link from a Chinese page carries it).
+    await page.goto(`${site.url}?lang=zh`);
+    await waitForState(page);
+    await page.mouse.move(0, 0);
+    await shot('page-zh', null);
     // On a phone: the top of the page, and the results after the jump bar's "Results".
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(site.url);

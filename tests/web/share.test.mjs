@@ -171,7 +171,7 @@ test('the iframe snippet embeds the current state', async () => {
   await page.check('#embed-views input[value=stage-loads]');
   await page.waitForFunction(() => /** @type {HTMLTextAreaElement} */ (document.getElementById('embed-snippet')).value.includes('view=stage-loads'));
   const snippet = await page.inputValue('#embed-snippet');
-  assert.match(snippet, /^<iframe id="ppb-embed-[0-9a-f]{8}" src="[^"]+\?embed=1&amp;view=stage-loads&amp;height=auto#ppb1\.[A-Za-z0-9_-]+"/);
+  assert.match(snippet, /^<iframe id="ppb-embed-[0-9a-f]{8}" src="[^"]+\?embed=1&amp;view=stage-loads&amp;height=auto&amp;lang=en#ppb1\.[A-Za-z0-9_-]+"/);
   // Served pages have no note about links that work only on this computer (the single file has).
   assert.equal(await page.locator('#share-local').isVisible(), false);
 

@@ -108,7 +108,7 @@ test('from the file, a share link reopens the state and a dead worker is replace
   await page.click('#share-button');
   await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
   const link = await page.inputValue('#share-link');
-  assert.ok(link.startsWith(`${URL_OF_FILE}#ppb1.`), `the link names this file: ${link.slice(0, 80)}`);
+  assert.ok(link.startsWith(`${URL_OF_FILE}?lang=en#ppb1.`), `the link names this file: ${link.slice(0, 80)}`);
   // The dialog says that such links work only on this computer, and offers the state file to send with the page.
   const local = page.locator('#share-local');
   assert.equal(await local.isVisible(), true);

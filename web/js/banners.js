@@ -1,6 +1,7 @@
 // Messages above the views (a dead worker, a broken link, stale results), one per id, each dismissable. Text only.
 
 import { el } from './dom.js';
+import { t } from './i18n.js';
 
 export class Banners {
   /** @param {HTMLElement} container */
@@ -20,7 +21,7 @@ export class Banners {
     this.container.append(el('div', { class: `banner ${tone}`, attrs: { role }, data: { banner: id } }, [
       el('span', { class: 'banner-text', text: message }),
       action ? el('button', { class: 'button small', text: action.label, attrs: { type: 'button' }, on: { click: action.run } }) : null,
-      el('button', { class: 'banner-close', text: '×', attrs: { type: 'button', 'aria-label': 'Dismiss' }, on: { click: () => this.remove(id) } }),
+      el('button', { class: 'banner-close', text: '×', attrs: { type: 'button', 'aria-label': t('Dismiss') }, on: { click: () => this.remove(id) } }),
     ]));
   }
 

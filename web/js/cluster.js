@@ -3,6 +3,7 @@
 
 /** @import {SearchSettings} from './types.js' */
 import { count } from './format.js';
+import { t } from './i18n.js';
 
 /**
  * @param {string} text
@@ -30,15 +31,18 @@ export function clusterShape(q, ppText) {
   const gbs = positive(q.global_batch_size, 0);
   const mbs = positive(q.micro_batch_size, 1);
   const pp = positive(ppText, 1);
-  if (!world || !tp || !cp || !pp) return { dpText: '–', sentence: 'devices, tp_degree and cp_degree must be whole numbers above 0.' };
+  if (!world || !tp || !cp || !pp) return { dpText: '–', sentence: t('devices, tp_degree and cp_degree must be whole numbers above 0.') };
   const replica = pp * tp * cp;
   if (world % replica !== 0) {
-    return { dpText: '–', sentence: `At pp ${pp}: ${count(world)} devices do not divide into pipelines of pp ${pp} × tp ${tp} × cp ${cp} = ${count(replica)}.` };
+    return { dpText: '–', sentence: t('At pp {pp}: {world} devices do not divide into pipelines of pp {pp} × tp {tp} × cp {cp} = {replica}.',
+      { pp, world: count(world), tp, cp, replica: count(replica) }) };
   }
   const dp = world / replica;
-  const base = `dp = devices / (pp × tp × cp); at pp ${pp}: dp ${count(dp)}`;
-  if (!gbs || !mbs) return { dpText: `${count(dp)} at pp ${pp}`, sentence: `${base}.` };
+  const base = t('dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}', { pp, dp: count(dp) });
+  const dpText = t('{dp} at pp {pp}', { dp: count(dp), pp });
+  if (!gbs || !mbs) return { dpText, sentence: `${base}${t('.')}` };
   const m = gbs / (mbs * dp);
-  const micro = Number.isInteger(m) ? `${count(m)} micro batches of ${count(mbs)}` : `the global batch ${count(gbs)} does not divide into dp ${count(dp)} × micro batch size ${count(mbs)}`;
-  return { dpText: `${count(dp)} at pp ${pp}`, sentence: `${base}, ${micro}.` };
+  const micro = Number.isInteger(m) ? t('{m} micro batches of {mbs}', { m: count(m), mbs: count(mbs) })
+    : t('the global batch {gbs} does not divide into dp {dp} × micro batch size {mbs}', { gbs: count(gbs), dp: count(dp), mbs: count(mbs) });
+  return { dpText, sentence: `${base}${t(', ')}${micro}${t('.')}` };
 }

@@ -5,6 +5,7 @@
 /** @import {PageState, Settings, SearchSettings} from './types.js' */
 /** @import {ModelInfo} from './model.js' */
 import { el } from './dom.js';
+import { t } from './i18n.js';
 import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
 import { clusterShape } from './cluster.js';
 
@@ -112,8 +113,8 @@ export class Controls {
    */
   buildSchedules() {
     const select = this.form.querySelector('#schedule');
-    select?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('option', { text: info.label, attrs: { value: info.name, title: info.description } })));
-    this.form.querySelector('#search-schedules')?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('label', { attrs: { title: `${info.description} ${info.conditions}` } }, [
+    select?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('option', { text: info.label, attrs: { value: info.name, title: t(info.description) } })));
+    this.form.querySelector('#search-schedules')?.replaceChildren(...OFFERED_SCHEDULES.map((info) => el('label', { attrs: { title: `${t(info.description)} ${t(info.conditions)}` } }, [
       el('input', { attrs: { type: 'checkbox', name: 'search_schedule', value: info.name } }), ` ${info.name}`,
     ])));
   }
@@ -125,7 +126,7 @@ export class Controls {
   showScheduleHint(schedule) {
     const hint = this.form.querySelector('#schedule-hint');
     const info = scheduleInfo(schedule);
-    if (hint) hint.textContent = info ? `${info.description} ${info.conditions}` : '';
+    if (hint) hint.textContent = info ? `${t(info.description)} ${t(info.conditions)}` : '';
   }
 
   /**
@@ -183,17 +184,17 @@ export class Controls {
     const hint = this.form.querySelector('#search-hint');
     if (hint) {
       hint.textContent = shape
-        ? 'What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.'
-        : 'No cluster (devices empty): every combination below, each balanced by PPB, ranked by time per sample (micro batch counts differ).';
+        ? t('What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.')
+        : t('No cluster (devices empty): every combination below, each balanced by PPB, ranked by time per sample (micro batch counts differ).');
     }
     const dp = this.form.querySelector('#search-dp');
     if (dp) dp.textContent = shape ? shape.dpText : 'no cluster';
     const clusterHint = this.form.querySelector('#search-cluster-hint');
-    if (clusterHint) clusterHint.textContent = shape ? shape.sentence : 'Give the devices to search what runs on a cluster of that size.';
+    if (clusterHint) clusterHint.textContent = shape ? shape.sentence : t('Give the devices to search what runs on a cluster of that size.');
     const m = this.form.querySelector('#search-m');
     if (m instanceof HTMLInputElement) {
       m.disabled = shape !== null;
-      m.title = shape ? 'With a cluster, micro batches follow from the global batch and dp.' : '';
+      m.title = shape ? t('With a cluster, micro batches follow from the global batch and dp.') : '';
     }
     const vpp = this.form.querySelector('#search-vpp');
     if (vpp instanceof HTMLInputElement) vpp.disabled = !q.schedule.includes('interleaved_1f1b');
@@ -222,7 +223,7 @@ export class Controls {
     this.toggle('#batch-fields', s.batch_mode === 'global');
     this.toggle('#explicit-fields', s.partition === 'explicit');
     const hint = this.form.querySelector('#partition-hint');
-    if (hint) hint.textContent = PARTITION_HINTS[s.partition];
+    if (hint) hint.textContent = t(PARTITION_HINTS[s.partition]);
   }
 
   /**
@@ -246,8 +247,8 @@ export class Controls {
     const note = this.form.querySelector('#recompute-layers-note');
     if (!list || !counts) return;
     if (info.options.length === 0) {
-      list.replaceChildren(el('p', { class: 'hint', text: 'This model offers no recompute options.' }));
-      counts.replaceChildren(el('p', { class: 'hint', text: 'No recompute options in this model.' }));
+      list.replaceChildren(el('p', { class: 'hint', text: t('This model offers no recompute options.') }));
+      counts.replaceChildren(el('p', { class: 'hint', text: t('No recompute options in this model.') }));
     } else {
       list.replaceChildren(...info.options.map((option) => el('label', {}, [
         el('input', { attrs: { type: 'checkbox', name: 'recompute_option', value: option, checked: s.recompute_options === null || s.recompute_options.includes(option) } }),
@@ -255,7 +256,7 @@ export class Controls {
       ])));
       counts.replaceChildren(...info.options.map((option, i) => {
         const id = `recompute-count-${i}`;
-        const input = el('input', { attrs: { id, type: 'text', name: 'recompute_count', autocomplete: 'off', spellcheck: 'false', placeholder: 'none' }, data: { option } });
+        const input = el('input', { attrs: { id, type: 'text', name: 'recompute_count', autocomplete: 'off', spellcheck: 'false', placeholder: t('none') }, data: { option } });
         input.value = s.recompute_counts[option] ?? '';
         return el('div', { class: 'field inline-field', attrs: { 'data-error-for': `/pipeline/recompute/${option.replace(/~/g, '~0').replace(/\//g, '~1')}` } }, [
           el('label', { text: option, attrs: { for: id } }), input,

@@ -13,11 +13,12 @@ export const EMBED_VIEWS = ['summary', 'stage-loads', 'timeline', 'memory', 'com
 export const HEIGHT_MESSAGE = 'ppb-embed-height';
 
 /**
- * @typedef {{embed: boolean, views: string[], theme: 'light' | 'dark' | null, autoHeight: boolean}} EmbedOptions
+ * @typedef {{embed: boolean, views: string[], theme: 'light' | 'dark' | null, autoHeight: boolean, lang: 'en' | 'zh' | null}} EmbedOptions
  */
 
 /**
- * Reads the embed parameters; unknown view names are ignored, none known means the timeline.
+ * Reads the embed parameters (and the language, which any page takes); unknown view names are ignored, none known
+ * means the timeline.
  * @param {string} search location.search
  * @returns {EmbedOptions}
  */
@@ -26,7 +27,9 @@ export function embedOptions(search) {
   const embed = params.get('embed') === '1' || params.get('embed') === 'true';
   const views = params.getAll('view').flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => EMBED_VIEWS.includes(v));
   const theme = params.get('theme');
+  const lang = params.get('lang');
   return {
+    lang: lang === 'en' || lang === 'zh' ? lang : null,
     embed,
     views: views.length > 0 ? [...new Set(views)] : ['timeline'],
     theme: theme === 'light' || theme === 'dark' ? theme : null,
@@ -81,11 +84,12 @@ export async function updateOpenLink(state, theme) {
  * @param {string} pageUrl the page's address without query and fragment
  * @param {string[]} views
  * @param {string} fragment '#ppb1....'
- * @param {{theme?: 'light' | 'dark' | null, autoHeight?: boolean}} [options]
+ * @param {{theme?: 'light' | 'dark' | null, autoHeight?: boolean, lang?: 'en' | 'zh' | null}} [options]
  * @returns {string}
  */
-export function embedUrl(pageUrl, views, fragment, { theme = null, autoHeight = false } = {}) {
-  return `${pageUrl}?embed=1&view=${views.map(encodeURIComponent).join(',')}${theme ? `&theme=${theme}` : ''}${autoHeight ? '&height=auto' : ''}${fragment}`;
+export function embedUrl(pageUrl, views, fragment, { theme = null, autoHeight = false, lang = null } = {}) {
+  return `${pageUrl}?embed=1&view=${views.map(encodeURIComponent).join(',')}${theme ? `&theme=${theme}` : ''}` +
+    `${autoHeight ? '&height=auto' : ''}${lang ? `&lang=${lang}` : ''}${fragment}`;
 }
 
 /**

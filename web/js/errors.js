@@ -4,6 +4,8 @@
 
 /** @import {EngineError} from './types.js' */
 import { el } from './dom.js';
+import { pageLanguage } from './i18n.js';
+import { ZH_ERRORS } from './lang/zh-errors.js';
 
 /**
  * Whether `prefix` names `path` or a parent of it ('' names everything).
@@ -62,8 +64,13 @@ export class ErrorBoard {
         list = el('div', { class: 'field-errors' });
         field.append(list);
       }
+      // On the Chinese page: the code's sentence, then the engine's English text (it names the values), the code and
+      // the path.
+      const sentence = pageLanguage() === 'zh' ? ZH_ERRORS[error.code ?? ''] : undefined;
       const message = el('p', { class: 'field-error', attrs: { role: 'alert' }, data: { group, errorPath: error.path ?? '', code: error.code ?? '' } }, [
-        el('span', { class: 'error-text', text: error.message }),
+        sentence ? el('span', { class: 'error-sentence', text: sentence }) : null,
+        el('span', { class: sentence ? 'error-text engine-text' : 'error-text', text: error.message, attrs: { lang: sentence ? 'en' : null } }),
+        sentence && error.code ? el('code', { class: 'error-code', text: error.code }) : null,
         error.path ? el('code', { class: 'error-path', text: error.path }) : null,
       ]);
       list.append(message);

@@ -6,6 +6,7 @@
 /** @import {ErrorBoard} from './errors.js' */
 /** @import {Banners} from './banners.js' */
 import { byId, el, download, copyWithFeedback, fileName } from './dom.js';
+import { t } from './i18n.js';
 import { svgBlob, pngBlob, TARGET_FILES } from './exports.js';
 import { stateFile } from './share.js';
 import { exactPlanSections } from './requests.js';
@@ -16,6 +17,9 @@ import { CancelledError } from './worker-client.js';
  * @typedef {{run: (request: object) => Promise<EngineResponse>, errors: ErrorBoard, banners: Banners,
  *            getState: () => PageState, getShown: () => ShownPlan | null, getName: () => string}} ExportHooks
  */
+
+/** The charts' names in the export buttons' labels. */
+const CHART_NAMES = /** @type {Record<string, string>} */ ({ 'stage-loads': 'stage loads', timeline: 'timeline', memory: 'memory', compare: 'comparison', pareto: 'search scatter' });
 
 /**
  * @param {ExportHooks} hooks
@@ -34,7 +38,7 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
     for (const format of /** @type {const} */ (['svg', 'png'])) {
       tools.append(el('button', {
         class: 'button small ghost', text: format.toUpperCase(), data: { download: format },
-        attrs: { type: 'button', 'aria-label': `Download the ${chart} chart as ${format.toUpperCase()}` },
+        attrs: { type: 'button', 'aria-label': t('Download the {chart} chart as {format}', { chart: t(CHART_NAMES[chart] ?? chart), format: format.toUpperCase() }) },
         on: { click: () => { exportChart(chart, format); } },
       }));
     }

@@ -22,6 +22,7 @@ import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, transformerRequest } from './transformer-form.js';
 import { count } from './format.js';
+import { t } from './i18n.js';
 
 /**
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
@@ -181,8 +182,10 @@ export class ModelLoader {
   showModel() {
     const { state, info } = this.parts.store;
     byId('model-name', HTMLElement).textContent = state.modelLabel || info.name || 'unnamed model';
-    byId('model-meta', HTMLElement).textContent =
-      ` · ${count(info.layerCount)} layers (${count(info.body)} body${info.pinnedFirst + info.pinnedLast > 0 ? `, ${info.pinnedFirst + info.pinnedLast} pinned` : ''})`;
+    const pinned = info.pinnedFirst + info.pinnedLast;
+    byId('model-meta', HTMLElement).textContent = pinned > 0
+      ? t(' · {n} layers ({body} body, {pinned} pinned)', { n: count(info.layerCount), body: count(info.body), pinned })
+      : t(' · {n} layers ({body} body)', { n: count(info.layerCount), body: count(info.body) });
   }
 
   /**

@@ -6,6 +6,7 @@
 /** @import {Banners} from './banners.js' */
 /** @import {ErrorBoard} from './errors.js' */
 /** @import {EngineClient} from './worker-client.js' */
+import { t } from './i18n.js';
 
 /** Error groups that mean the inputs, as they stand, cannot be shown. */
 const ERROR_GROUPS = ['plan', 'model', 'transformer', 'search'];
@@ -62,7 +63,7 @@ export class PageStatus {
   setStale(isStale) {
     const { banners } = this.parts;
     this.staleByErrors = isStale && this.parts.hasResult();
-    if (this.staleByErrors) banners.show('stale', 'warn', 'The inputs have errors (shown beside the fields). The views show the last good result.', { role: 'status' });
+    if (this.staleByErrors) banners.show('stale', 'warn', t('The inputs have errors (shown beside the fields). The views show the last good result.'), { role: 'status' });
     else banners.remove('stale');
     this.showStale();
   }
@@ -108,7 +109,7 @@ export class PageStatus {
     const { engineLine, banners } = this.parts;
     engine.ready.then((info) => {
       this.engineLoaded = true;
-      engineLine.textContent = `Engine ${info.version} · WASM`;
+      engineLine.textContent = t('Engine {version} · WASM', { version: info.version });
       this.update();
     }, (error) => {
       this.engineFailed = true;

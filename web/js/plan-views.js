@@ -10,6 +10,7 @@
 import { byId, el } from './dom.js';
 import { offsetFromStageLayers } from './model.js';
 import { percent, count, scheduleName } from './format.js';
+import { t } from './i18n.js';
 
 import { renderSummary } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
@@ -83,7 +84,8 @@ export class PlanViews {
     const r = this.plan.result;
     const { state, info } = this.parts.store;
     const name = info.name || state.modelLabel || 'model';
-    return `${name} · pp ${r.pp_degree ?? r.stages.length} · vpp ${r.vpp_degree ?? 1} · ${count(r.micro_batch_num ?? 0)} micro batches · ${scheduleName(r.schedule ?? '')}`;
+    return t('{name} · pp {pp} · vpp {vpp} · {m} micro batches · {schedule}', { name, pp: r.pp_degree ?? r.stages.length, vpp: r.vpp_degree ?? 1,
+      m: count(r.micro_batch_num ?? 0), schedule: scheduleName(r.schedule ?? '') });
   }
 
   /** A sentence on how the shown plan was made. */
@@ -91,11 +93,11 @@ export class PlanViews {
     if (!this.plan) return '';
     const method = this.plan.result.method;
     if (this.plan.command === 'balance' && method) {
-      if (method.proven_optimal) return 'PPB plan, proven optimal';
-      if (typeof method.within_tolerance === 'number') return `PPB plan, within ${percent(method.within_tolerance)} of the optimum`;
-      return 'PPB plan';
+      if (method.proven_optimal) return t('PPB plan, proven optimal');
+      if (typeof method.within_tolerance === 'number') return t('PPB plan, within {share} of the optimum', { share: percent(method.within_tolerance) });
+      return t('PPB plan');
     }
-    return this.plan.label;
+    return t(this.plan.label);
   }
 
   drawStageLoads() {
@@ -117,7 +119,7 @@ export class PlanViews {
     const offsets = this.dragLayers ? offsetFromStageLayers(this.parts.store.info, this.dragLayers) : result.layer_offset;
     byId('offset-value', HTMLElement).textContent = `[${offsets.join(', ')}]`;
     const vpp = result.vpp_degree ?? 1;
-    byId('offset-note', HTMLElement).textContent = `${this.describePlan()}${vpp > 1 ? ` · ${offsets.length} virtual stages, chunk-major` : ''}`;
+    byId('offset-note', HTMLElement).textContent = `${this.describePlan()}${vpp > 1 ? t(' · {n} virtual stages, chunk-major', { n: offsets.length }) : ''}`;
     // The engine's own sentences on why a PPB plan is not proven optimal (a budget reached, a schedule
     // without proof), as text.
     const method = command === 'balance' ? result.method : undefined;
@@ -134,8 +136,8 @@ export class PlanViews {
     byId('unpin-plan', HTMLButtonElement).hidden = !state.compare.pinned;
     if (!this.comparison) {
       cards.replaceChildren(el('p', { class: 'hint', text: state.settings.partition === 'even'
-        ? 'Choose PPB or a layer_offset to compare it with the even split, or pin this plan and change the inputs to compare any two plans.'
-        : 'Nothing to compare yet.' }));
+        ? t('Choose PPB or a layer_offset to compare it with the even split, or pin this plan and change the inputs to compare any two plans.')
+        : t('Nothing to compare yet.') }));
       box.replaceChildren();
       return;
     }

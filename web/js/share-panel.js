@@ -8,6 +8,7 @@ import { encodeState, stateFile, MAX_LINK_CHARS } from './share.js';
 import { embedUrl, iframeSnippet } from './embed.js';
 import { count } from './format.js';
 import { singleFile } from './single-file.js';
+import { pageLanguage } from './i18n.js';
 
 /**
  * @param {{getState: () => PageState, getName: () => string}} hooks
@@ -20,6 +21,8 @@ export function attachSharePanel({ getState, getName }) {
   const embedTheme = byId('embed-theme', HTMLSelectElement);
   // Not location.origin: a page opened from disk (the single file) has the origin "null".
   const pageAddress = () => location.href.replace(/[?#].*$/, '');
+  // The link opens in this page's language, whatever the reader's browser prefers.
+  const linkAddress = () => `${pageAddress()}?lang=${pageLanguage()}`;
 
   /** @returns {Promise<{fragment: string, tooLong: boolean}>} */
   const fragmentOf = async () => {
@@ -33,7 +36,7 @@ export function attachSharePanel({ getState, getName }) {
     const chosen = checked.length > 0 ? checked : ['timeline'];
     const theme = embedTheme.value === 'light' || embedTheme.value === 'dark' ? embedTheme.value : null;
     snippetField.value = fragment
-      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment, { theme, autoHeight: true }), chosen, `PPB: ${getName() || 'pipeline plan'}`)
+      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment, { theme, autoHeight: true, lang: pageLanguage() }), chosen, `PPB: ${getName() || 'pipeline plan'}`)
       : 'The state is too large for a link, so it cannot be embedded by link.';
   };
 
@@ -55,7 +58,7 @@ export function attachSharePanel({ getState, getName }) {
         '(the model is included). Download it as a state file instead; the page opens it again like a model file.'
       : '';
     if (!tooLong) {
-      linkField.value = pageAddress() + fragment;
+      linkField.value = linkAddress() + fragment;
       byId('share-size', HTMLElement).textContent = `${count(fragment.length)} characters · the whole state, compressed`;
       history.replaceState(null, '', fragment);
     }

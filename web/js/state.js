@@ -54,7 +54,7 @@ export function initialState(model, label) {
     settings: defaultSettings(),
     search: defaultSearch(),
     compare: { pinned: null },
-    ui: { theme: 'auto', openPlan: '', search: false },
+    ui: { theme: 'auto', openPlan: '', search: false, lang: null },
   };
 }
 
@@ -179,6 +179,7 @@ export function normaliseState(raw) {
       theme: oneOf(ui.theme, /** @type {const} */ (['auto', 'light', 'dark']), 'auto'),
       openPlan: text(ui.openPlan, ''),
       search: ui.search === true,
+      lang: ui.lang === 'en' || ui.lang === 'zh' ? ui.lang : null,
     },
   };
 }

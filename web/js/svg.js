@@ -261,15 +261,18 @@ export function wrapLines(content, maxWidth, fontSize, weight = 400) {
   /** @type {string[]} */
   const lines = [];
   let line = '';
-  for (const word of content.split(' ')) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && textWidth(next, fontSize, weight) > maxWidth) {
-      lines.push(line);
-      line = word;
+  // Words, and each CJK character on its own (Chinese breaks between any two characters, no spaces needed).
+  const pieces = content.match(/[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+/g) ?? [];
+  for (const piece of pieces) {
+    const next = line + piece;
+    if (line.trim() && !/^\s+$/.test(piece) && textWidth(next.trimEnd(), fontSize, weight) > maxWidth) {
+      lines.push(line.trimEnd());
+      line = piece;
     } else {
       line = next;
     }
   }
+  line = line.trim();
   if (line || lines.length === 0) lines.push(line);
   return lines;
 }

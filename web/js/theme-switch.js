@@ -4,6 +4,7 @@
 
 /** @import {Store} from './store.js' */
 import { paletteFor } from './theme.js';
+import { t } from './i18n.js';
 
 export class ThemeSwitch {
   /**
@@ -44,8 +45,8 @@ export class ThemeSwitch {
     const theme = this.theme();
     document.documentElement.dataset.theme = theme;
     document.documentElement.dataset.scheme = this.palette().name;
-    this.button.textContent = `Theme: ${theme}`;
+    this.button.textContent = t(`Theme: ${theme}`);
     // The accessible name starts with the visible text (WCAG 2.5.3, label in name).
-    this.button.title = theme === 'auto' ? 'Colour theme: follows the system; click for light' : `Colour theme: ${theme}; click for ${theme === 'light' ? 'dark' : 'auto'}`;
+    this.button.title = t(theme === 'auto' ? 'Colour theme: follows the system; click for light' : `Colour theme: ${theme}; click for ${theme === 'light' ? 'dark' : 'auto'}`);
   }
 }

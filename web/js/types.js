@@ -49,7 +49,7 @@
  *   settings: Settings,
  *   search: SearchSettings,
  *   compare: {pinned: PinnedPlan | null},
- *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean}
+ *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null}
  * }} PageState
  *
  * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed

@@ -7,6 +7,7 @@
 import { s, text, textLines, wrapLines, linear, niceMax, axisLeft, legend, legendHeight, chartRoot } from '../svg.js';
 import { el } from '../dom.js';
 import { ms, mib, num, percent, signed } from '../format.js';
+import { t } from '../i18n.js';
 
 /**
  * @typedef {{label: string, result: EstimateResult}} NamedPlan
@@ -58,29 +59,30 @@ export function renderCompare(a, b, { width, height: fit, palette }) {
 
   // The headline, the legend and the panel titles wrap to the width (phones, narrow embeds); the panels start below
   // whatever they take.
-  const headline = wrapLines(`Step time ${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})` +
-    ` · largest peak ${num(g.peakA)} → ${num(g.peakB)} MiB (${signed(g.peak, mib)})`, width - left - right, 12.5, 600);
+  const headline = wrapLines(t('Step time {a} → {b} ms ({change}) · largest peak {pa} → {pb} MiB ({peak})', { a: num(a.result.step_time_ms),
+    b: num(b.result.step_time_ms), change: signed(g.stepFraction, (v) => percent(v)), pa: num(g.peakA), pb: num(g.peakB), peak: signed(g.peak, mib) }),
+  width - left - right, 12.5, 600);
   /** @type {import('../svg.js').LegendItem[]} */
   const legendItems = [
-    { label: `A: ${a.label}`, color: colorA },
-    { label: `B: ${b.label}`, color: colorB },
-    { label: 'limit', color: palette.limit, kind: 'dash' },
+    { label: t('A: {label}', { label: t(a.label) }), color: colorA },
+    { label: t('B: {label}', { label: t(b.label) }), color: colorB },
+    { label: t('limit'), color: palette.limit, kind: 'dash' },
   ];
   const legendTop = 20 + (headline.length - 1) * 16 + 10;
   const top = legendTop + legendHeight(legendItems, width - left - right) + 10;
-  const titles = ['Compute per micro batch (forward + backward + recompute)', 'Peak memory'].map((title) => wrapLines(title, panelWidth, 12, 600));
+  const titles = [t('Compute per micro batch (forward + backward + recompute)'), t('Peak memory')].map((title) => wrapLines(title, panelWidth, 12, 600));
   const titleLines = Math.max(...titles.map((lines) => lines.length));
   const plotOffset = 14 + (titleLines - 1) * 15;
   const panelHeight = fit ? Math.max(90, narrow ? (fit - top - 150) / 2 : fit - top - 70) : 190 + plotOffset - 14;
   const height = narrow ? top + 2 * (panelHeight + 60) + 30 : top + panelHeight + 70;
-  const root = chartRoot({ id: 'compare', width, height, palette, label: `Comparison of ${a.label} and ${b.label}` });
+  const root = chartRoot({ id: 'compare', width, height, palette, label: t('Comparison of {a} and {b}', { a: t(a.label), b: t(b.label) }) });
   root.append(textLines(left, 20, headline, 16, { 'font-size': 12.5, 'font-weight': 600, fill: palette.text }));
   root.append(legend(legendItems, { x: left, y: legendTop, maxWidth: width - left - right, palette }).node);
 
   const pp = Math.max(a.result.stages.length, b.result.stages.length);
   const panels = [
-    { title: titles[0], unit: 'time (ms)', value: compute, fmt: ms, x: left, y: top },
-    { title: titles[1], unit: 'memory (MiB)', value: (/** @type {import('../types.js').StageResult} */ st) => st.memory.peak_mib, fmt: mib,
+    { title: titles[0], unit: t('time (ms)'), value: compute, fmt: ms, x: left, y: top },
+    { title: titles[1], unit: t('memory (MiB)'), value: (/** @type {import('../types.js').StageResult} */ st) => st.memory.peak_mib, fmt: mib,
       x: narrow ? left : left + panelWidth + gap, y: narrow ? top + panelHeight + 60 : top },
   ];
   const limit = b.result.stages[0]?.memory.limit_mib ?? a.result.stages[0]?.memory.limit_mib;
@@ -108,11 +110,11 @@ export function renderCompare(a, b, { width, height: fit, palette }) {
       });
       if (i % labelEvery === 0) root.append(text(cx, panel.y + panelHeight + 15, String(i), { 'text-anchor': 'middle', 'font-size': 11, fill: palette.muted }));
     }
-    root.append(text(panel.x + panelWidth / 2, panel.y + panelHeight + 32, 'pipeline stage', { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
+    root.append(text(panel.x + panelWidth / 2, panel.y + panelHeight + 32, t('pipeline stage'), { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
     if (p === 1 && limit !== undefined && limit > 0) {
       const ly = y(limit);
       root.append(s('line', { x1: panel.x, x2: panel.x + panelWidth, y1: ly, y2: ly, stroke: palette.limit, 'stroke-width': 1.5, 'stroke-dasharray': '6 4' }));
-      const label = `limit ${mib(limit)}`;
+      const label = t('limit {limit}', { limit: mib(limit) });
       root.append(text(panel.x + panelWidth - 4, ly - 5, label, { 'text-anchor': 'end', 'font-size': 10.5, fill: palette.limit, 'font-weight': 600 }));
     }
   });
@@ -134,12 +136,12 @@ export function renderGainCards(a, b) {
   ]);
   const toneOf = (/** @type {number} */ v) => (v < -1e-9 ? 'good' : v > 1e-9 ? 'bad' : '');
   return [
-    card('Step time', signed(g.stepTime, ms), `${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})`,
+    card(t('Step time'), signed(g.stepTime, ms), `${num(a.result.step_time_ms)} → ${num(b.result.step_time_ms)} ms (${signed(g.stepFraction, (v) => percent(v))})`,
       toneOf(g.stepTime), 'gain-step'),
-    card('Largest peak memory', signed(g.peak, mib), `${num(g.peakA)} → ${num(g.peakB)} MiB`, toneOf(g.peak), 'gain-peak'),
-    card('Bubble', signed((g.bubbleB - g.bubbleA) * 100, (v) => `${v.toFixed(1)} points`), `${percent(g.bubbleA)} → ${percent(g.bubbleB)}`,
+    card(t('Largest peak memory'), signed(g.peak, mib), `${num(g.peakA)} → ${num(g.peakB)} MiB`, toneOf(g.peak), 'gain-peak'),
+    card(t('Bubble'), signed((g.bubbleB - g.bubbleA) * 100, (v) => t('{n} points', { n: v.toFixed(1) })), `${percent(g.bubbleA)} → ${percent(g.bubbleB)}`,
       toneOf(g.bubbleB - g.bubbleA), 'gain-bubble'),
-    card('Fits in memory', `${a.result.feasible ? 'yes' : 'no'} → ${b.result.feasible ? 'yes' : 'no'}`, `A: ${a.label} · B: ${b.label}`,
+    card(t('Fits in memory'), `${t(a.result.feasible ? 'yes' : 'no')} → ${t(b.result.feasible ? 'yes' : 'no')}`, t('A: {a} · B: {b}', { a: t(a.label), b: t(b.label) }),
       a.result.feasible === b.result.feasible ? '' : b.result.feasible ? 'good' : 'bad', 'gain-feasible'),
   ];
 }

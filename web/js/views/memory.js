@@ -6,6 +6,7 @@
 /** @import {Palette} from '../theme.js' */
 import { s, text, textWidth, linear, niceMax, ticks, axisBottom, axisLeft, legend, legendHeight, chartRoot, LEGEND_LINE } from '../svg.js';
 import { mib, num, tickLabel } from '../format.js';
+import { t } from '../i18n.js';
 
 const MARGIN_LEFT = 70;
 const MARGIN_RIGHT = 18;
@@ -39,13 +40,13 @@ function legendItems(result, palette, shown) {
   /** @type {import('../svg.js').LegendItem[]} */
   const items = stages.slice(0, stages.length > LEGEND_STAGES ? LEGEND_STAGES - 1 : LEGEND_STAGES).map((i) => {
     const { color, dash } = stageStroke(i, palette);
-    return { label: `stage ${i}`, color, kind: dash ? /** @type {const} */ ('dash') : /** @type {const} */ ('line') };
+    return { label: t('stage {i}', { i }), color, kind: dash ? /** @type {const} */ ('dash') : /** @type {const} */ ('line') };
   });
-  if (stages.length > LEGEND_STAGES) items.push({ label: `and ${stages.length - LEGEND_STAGES + 1} more stages`, color: palette.muted, kind: 'line' });
-  if (shown && shown.size < result.stages.length) items.push({ label: `other stages (${result.stages.length - shown.size})`, color: palette.axis, kind: 'line' });
+  if (stages.length > LEGEND_STAGES) items.push({ label: t('and {n} more stages', { n: stages.length - LEGEND_STAGES + 1 }), color: palette.muted, kind: 'line' });
+  if (shown && shown.size < result.stages.length) items.push({ label: t('other stages ({n})', { n: result.stages.length - shown.size }), color: palette.axis, kind: 'line' });
   const peak = peakOf(result);
-  if (peak) items.push({ label: `peak: stage ${peak.stage}`, color: palette.over, kind: 'ring' });
-  items.push({ label: 'limit', color: palette.limit, kind: 'dash' });
+  if (peak) items.push({ label: t('peak: stage {s}', { s: peak.stage }), color: palette.over, kind: 'ring' });
+  items.push({ label: t('limit'), color: palette.limit, kind: 'dash' });
   return items;
 }
 
@@ -197,11 +198,11 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   const peak = peakOf(result);
   const count = shown ? shown.size : pp;
   const root = chartRoot({ id: 'memory', width, height, palette,
-    label: `Memory over time per stage, ${count === pp ? `${pp} stages` : `${count} of ${pp} stages`}, against the memory limit` +
-      (peak ? `; the peak is on stage ${peak.stage}, ${mib(peak.mib)}` : '') });
+    label: t('Memory over time per stage, {what}, against the memory limit', { what: count === pp ? t('{n} stages', { n: pp }) : t('{n} of {pp} stages', { n: count, pp }) }) +
+      (peak ? t('; the peak is on stage {s}, {memory}', { s: peak.stage, memory: mib(peak.mib) }) : '') });
   const timelines = result.memory_timeline ?? [];
   if (timelines.length === 0) {
-    root.append(text(width / 2, height / 2, 'no memory timeline in this result', { 'text-anchor': 'middle', fill: palette.muted }));
+    root.append(text(width / 2, height / 2, t('no memory timeline in this result'), { 'text-anchor': 'middle', fill: palette.muted }));
     return root;
   }
   const [t0, t1] = window;
@@ -216,8 +217,8 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   const x = linear([t0, t1], [x0, x1]);
   const y = linear([floor, top_], [bottom, top]);
   root.append(s('defs', {}, [s('clipPath', { id: 'memory-clip' }, [s('rect', { x: x0, y: top - 4, width: x1 - x0, height: bottom - top + 8 })])]));
-  root.append(axisLeft(y, { x: x0, gridRight: x1, title: 'memory (MiB)', palette, format: num, titleOffset: 52 }));
-  root.append(axisBottom(x, { y: bottom, title: 'time (ms)', palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
+  root.append(axisLeft(y, { x: x0, gridRight: x1, title: t('memory (MiB)'), palette, format: num, titleOffset: 52 }));
+  root.append(axisBottom(x, { y: bottom, title: t('time (ms)'), palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
 
   // Step lines are horizontal and vertical only: crisp edges cost less to draw and look the same.
   const lines = s('g', { class: 'memory-lines', 'clip-path': 'url(#memory-clip)', fill: 'none', 'shape-rendering': 'crispEdges' });
@@ -246,13 +247,13 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   if (peak && peak.at >= t0 && peak.at <= t1) {
     const px = x(peak.at);
     const py = y(peak.mib);
-    const label = `peak: stage ${peak.stage}, ${mib(peak.mib)}`;
+    const label = t('peak: stage {s}, {memory}', { s: peak.stage, memory: mib(peak.mib) });
     const width = textWidth(label, 10.5, 600);
     const right = px + 10 + width < x1;
     const left = right ? px + 9 : px - 9 - width;
     // Above the ring, unless the limit's label is there: then below it.
     const limitLabel = limit !== undefined && limit > 0
-      ? { x: x1 - textWidth(`limit ${mib(limit)}`, 10.5, 600) - 8, y: y(limit) - 15 } : null;
+      ? { x: x1 - textWidth(t('limit {limit}', { limit: mib(limit) }), 10.5, 600) - 8, y: y(limit) - 15 } : null;
     const above = !limitLabel || left + width < limitLabel.x || py - 7 < limitLabel.y - 2 || py - 18 > limitLabel.y + 13;
     root.append(s('g', { class: 'memory-peak', 'data-stage': peak.stage }, [
       s('circle', { cx: px, cy: py, r: 5, fill: 'none', stroke: palette.over, 'stroke-width': 2 }),
@@ -263,7 +264,7 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   if (limit !== undefined && limit > 0) {
     const ly = y(limit);
     root.append(s('line', { x1: x0, x2: x1, y1: ly, y2: ly, stroke: palette.limit, 'stroke-width': 1.5, 'stroke-dasharray': '6 4', class: 'limit-line' }));
-    const label = `limit ${mib(limit)}`;
+    const label = t('limit {limit}', { limit: mib(limit) });
     root.append(s('rect', { x: x1 - textWidth(label, 10.5) - 8, y: ly - 15, width: textWidth(label, 10.5) + 8, height: 13, fill: palette.background, opacity: 0.85 }));
     root.append(text(x1 - 4, ly - 5, label, { 'text-anchor': 'end', 'font-size': 10.5, fill: palette.limit, 'font-weight': 600 }));
   }

@@ -8,6 +8,7 @@
 /** @import {ModelInfo} from '../model.js' */
 import { s, text, textWidth, linear, niceMax, axisLeft, legend, legendHeight, chartRoot } from '../svg.js';
 import { ms, mib, mibLong, num, count } from '../format.js';
+import { t } from '../i18n.js';
 
 export const STRIP_TOP = 34;
 export const STRIP_HEIGHT = 30;
@@ -36,10 +37,10 @@ export function stripBounds(width) {
  */
 function timeParts(stage, palette) {
   return [
-    { key: 'forward', label: 'forward', value: stage.time.forward_ms, color: palette.forward },
-    { key: 'backward', label: 'backward', value: stage.time.backward_ms, color: palette.backward },
-    { key: 'recompute', label: 'recompute', value: stage.time.recompute_ms, color: palette.recompute },
-    { key: 'send', label: 'send', value: stage.time.send_ms, color: palette.send },
+    { key: 'forward', label: t('forward'), value: stage.time.forward_ms, color: palette.forward },
+    { key: 'backward', label: t('backward'), value: stage.time.backward_ms, color: palette.backward },
+    { key: 'recompute', label: t('recompute'), value: stage.time.recompute_ms, color: palette.recompute },
+    { key: 'send', label: t('send'), value: stage.time.send_ms, color: palette.send },
   ];
 }
 
@@ -53,12 +54,12 @@ function memoryParts(stage, palette) {
   const m = stage.memory;
   const other = Math.max(0, m.static_mib - m.weights_mib - m.grads_mib - m.optimizer_mib);
   return [
-    { key: 'weights', label: 'weights', value: m.weights_mib, color: palette.weights },
-    { key: 'grads', label: 'gradients', value: m.grads_mib, color: palette.grads },
-    { key: 'optimizer', label: 'optimizer', value: m.optimizer_mib, color: palette.optimizer },
-    { key: 'static', label: 'other static', value: other, color: palette.otherStatic },
-    { key: 'activation', label: 'activations', value: m.activation_mib, color: palette.activation },
-    { key: 'reserved', label: 'reserved', value: m.reserved_mib, color: palette.reserved },
+    { key: 'weights', label: t('weights'), value: m.weights_mib, color: palette.weights },
+    { key: 'grads', label: t('gradients'), value: m.grads_mib, color: palette.grads },
+    { key: 'optimizer', label: t('optimizer'), value: m.optimizer_mib, color: palette.optimizer },
+    { key: 'static', label: t('other static'), value: other, color: palette.otherStatic },
+    { key: 'activation', label: t('activations'), value: m.activation_mib, color: palette.activation },
+    { key: 'reserved', label: t('reserved'), value: m.reserved_mib, color: palette.reserved },
   ];
 }
 
@@ -86,7 +87,7 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
   const timeItems = timeParts(stages[0] ?? /** @type {any} */ ({ time: {} }), palette).map((p) => ({ label: p.label, color: p.color }));
   const memoryItems = [...memoryParts(stages[0] ?? /** @type {any} */ ({ memory: {} }), palette)
     .map((p) => ({ label: p.label, color: p.color, kind: /** @type {const} */ ('box') })),
-  { label: 'limit', color: palette.limit, kind: /** @type {const} */ ('dash') }];
+  { label: t('limit'), color: palette.limit, kind: /** @type {const} */ ('dash') }];
   const timeLegendHeight = legendHeight(timeItems, panelWidth);
   const memoryLegendHeight = legendHeight(memoryItems, panelWidth);
   // Below a panel: its axis title, then its legend.
@@ -104,7 +105,7 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
   const memoryTop = narrow ? panelTop + panelHeight + belowTime + memoryTitleSpace : panelTop;
   const height = narrow ? memoryTop + panelHeight + belowMemory : panelTop + panelHeight + Math.max(belowTime, belowMemory);
   const root = chartRoot({ id: 'stage-loads', width, height, palette, interactive: true,
-    label: `Stage loads of ${pp} pipeline stages: compute time per micro batch and memory at the peak` });
+    label: t('Stage loads of {pp} pipeline stages: compute time per micro batch and memory at the peak', { pp }) });
 
   root.append(renderStrip(result, { width, palette, info, stageLayers, dragging, activeBoundary }, strip));
 
@@ -114,10 +115,10 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
   const timeY = linear([0, timeMax], [timeTop + panelHeight, timeTop]);
   const memoryY = linear([0, memoryMax], [memoryTop + panelHeight, memoryTop]);
 
-  root.append(text(timeX, timeTop - 10, 'Compute per micro batch', { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
-  root.append(text(memoryX, memoryTop - 10, 'Memory at the peak', { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
-  root.append(axisLeft(timeY, { x: timeX, gridRight: timeX + panelWidth, title: 'time (ms)', palette, format: num }));
-  root.append(axisLeft(memoryY, { x: memoryX, gridRight: memoryX + panelWidth, title: 'memory (MiB)', palette, format: num, titleOffset: 50 }));
+  root.append(text(timeX, timeTop - 10, t('Compute per micro batch'), { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
+  root.append(text(memoryX, memoryTop - 10, t('Memory at the peak'), { 'font-size': 12, 'font-weight': 600, fill: palette.text }));
+  root.append(axisLeft(timeY, { x: timeX, gridRight: timeX + panelWidth, title: t('time (ms)'), palette, format: num }));
+  root.append(axisLeft(memoryY, { x: memoryX, gridRight: memoryX + panelWidth, title: t('memory (MiB)'), palette, format: num, titleOffset: 50 }));
 
   const slot = panelWidth / Math.max(pp, 1);
   const barWidth = Math.max(2, Math.min(56, slot * 0.64));
@@ -135,10 +136,10 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
     for (const stack of parts) {
       let base = 0;
       const total = stack.parts.reduce((a, p) => a + p.value, 0);
-      const tip = [`Stage ${i} · ${count(layerCount(stage))} layers`,
+      const tip = [t('Stage {i} · {n} layers', { i, n: count(layerCount(stage)) }),
         ...stack.parts.filter((p) => p.value > 0).map((p) => `${p.label}: ${stack.unit(p.value)}`),
-        stack.kind === 'time' ? `total: ${ms(total)} per micro batch` : `peak: ${mibLong(stage.memory.peak_mib)}`];
-      if (stack.kind === 'memory' && over) tip.push(`over the limit by ${mib(over.over_mib ?? stage.memory.peak_mib - (limit ?? 0))}`);
+        stack.kind === 'time' ? t('total: {time} per micro batch', { time: ms(total) }) : t('peak: {memory}', { memory: mibLong(stage.memory.peak_mib) })];
+      if (stack.kind === 'memory' && over) tip.push(t('over the limit by {memory}', { memory: mib(over.over_mib ?? stage.memory.peak_mib - (limit ?? 0)) }));
       const bar = s('g', { class: `bar bar-${stack.kind}`, 'data-tip': tip.join('\n') });
       for (const part of stack.parts) {
         if (part.value <= 0) continue;
@@ -165,13 +166,13 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
     bars.append(group);
   }
   root.append(bars);
-  root.append(text(timeX + panelWidth / 2, timeTop + panelHeight + 30, 'pipeline stage', { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
-  root.append(text(memoryX + panelWidth / 2, memoryTop + panelHeight + 30, 'pipeline stage', { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
+  root.append(text(timeX + panelWidth / 2, timeTop + panelHeight + 30, t('pipeline stage'), { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
+  root.append(text(memoryX + panelWidth / 2, memoryTop + panelHeight + 30, t('pipeline stage'), { 'text-anchor': 'middle', 'font-size': 12, fill: palette.text }));
 
   if (limit !== undefined && limit > 0) {
     const y = memoryY(limit);
     root.append(s('line', { x1: memoryX, x2: memoryX + panelWidth, y1: y, y2: y, stroke: palette.limit, 'stroke-width': 1.5, 'stroke-dasharray': '6 4', class: 'limit-line' }));
-    const label = `limit ${mib(limit)}`;
+    const label = t('limit {limit}', { limit: mib(limit) });
     root.append(s('rect', { x: memoryX + panelWidth - textWidth(label, 10.5) - 8, y: y - 15, width: textWidth(label, 10.5) + 8, height: 13, fill: palette.background, opacity: 0.85 }));
     root.append(text(memoryX + panelWidth - 4, y - 5, label, { 'text-anchor': 'end', 'font-size': 10.5, fill: palette.limit, 'font-weight': 600 }));
   }
@@ -193,8 +194,8 @@ export function renderStageLoads(result, { width, height: fit, palette, info, st
 function stripText(result, width, stageLayers) {
   const total = (stageLayers ?? result.stage_layers).reduce((a, b) => a + b, 0);
   const { x0, x1 } = stripBounds(width);
-  const title = 'Layers per virtual stage';
-  const caption = `${count(total)} layers · drag a boundary to move layers`;
+  const title = t('Layers per virtual stage');
+  const caption = t('{n} layers · drag a boundary to move layers', { n: count(total) });
   const wraps = textWidth(title, 12, 600) + textWidth(caption, 11) + 16 > x1 - x0;
   return { title, caption, wraps, top: STRIP_TOP + (wraps ? 14 : 0) };
 }
@@ -225,7 +226,7 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging, acti
     const xb = x(begin + n);
     const names = info.layerNames.length >= begin + n && n > 0
       ? `${info.layerNames[begin]}${n > 1 ? ` … ${info.layerNames[begin + n - 1]}` : ''}` : '';
-    const tip = [`Virtual stage ${v} on stage ${physical}`, `layers ${begin}–${begin + n - 1} (${count(n)})`];
+    const tip = [t('Virtual stage {v} on stage {s}', { v, s: physical }), t('layers {a}–{b} ({n})', { a: begin, b: begin + n - 1, n: count(n) })];
     if (names) tip.push(names);
     group.append(s('rect', { x: xa, y: top, width: Math.max(0, xb - xa), height: STRIP_HEIGHT, fill: color, 'fill-opacity': 0.28,
       stroke: color, 'stroke-width': 1, 'data-virtual-stage': v, 'data-tip': tip.join('\n') }));
@@ -243,11 +244,11 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging, acti
     group.append(s('line', { x1: x(i), x2: x(i), y1: top + STRIP_HEIGHT, y2: top + STRIP_HEIGHT + 4, stroke: palette.axis }));
     group.append(text(x(i), top + STRIP_HEIGHT + 15, String(i), { 'text-anchor': 'middle', 'font-size': 10, fill: palette.muted }));
   }
-  group.append(text(x0 - 8, top + STRIP_HEIGHT + 15, 'layer', { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted }));
+  group.append(text(x0 - 8, top + STRIP_HEIGHT + 15, t('layer'), { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted }));
   // Boundary handles, between virtual stage v and v + 1: one composite widget with one tab stop (roving tabindex);
   // js/views/partition-drag.js moves the focus between them and the layers across them.
-  const boundaries = s('g', { class: 'boundaries', role: 'group', 'aria-label': `Stage boundaries: ${layers.length - 1}. ` +
-    'Left and right arrows move a boundary by a layer, Page Up and Page Down by ten, Home and End to its limits; up and down arrows go to the previous or next boundary.' });
+  const boundaries = s('g', { class: 'boundaries', role: 'group', 'aria-label': t('Stage boundaries: {n}. Left and right arrows move a boundary by a layer, ' +
+    'Page Up and Page Down by ten, Home and End to its limits; up and down arrows go to the previous or next boundary.', { n: layers.length - 1 }) });
   const tabStop = activeBoundary >= 0 && activeBoundary < layers.length - 1 ? activeBoundary : 0;
   let end = 0;
   for (let v = 0; v < layers.length - 1; ++v) {
@@ -256,10 +257,10 @@ function renderStrip(result, { width, palette, info, stageLayers, dragging, acti
     const active = dragging === v;
     const [low, high] = boundaryRange(layers, v, info);
     boundaries.append(s('g', { class: 'boundary', 'data-boundary': v, tabindex: v === tabStop ? 0 : -1, role: 'slider', 'aria-orientation': 'horizontal',
-      'aria-label': `Boundary ${v + 1} of ${layers.length - 1}, between virtual stages ${v} and ${v + 1}`,
+      'aria-label': t('Boundary {k} of {n}, between virtual stages {a} and {b}', { k: v + 1, n: layers.length - 1, a: v, b: v + 1 }),
       'aria-valuenow': end, 'aria-valuemin': low, 'aria-valuemax': high,
-      'aria-valuetext': `${count(end)} layers before it: virtual stage ${v} has ${count(layers[v])}, virtual stage ${v + 1} has ${count(layers[v + 1])}`,
-      'data-tip': `Boundary after layer ${end - 1}\ndrag, or focus and use ← → (Page Up/Down, Home/End); ↑ ↓ for the other boundaries` }, [
+      'aria-valuetext': t('{n} layers before it: virtual stage {a} has {x}, virtual stage {b} has {y}', { n: count(end), a: v, x: count(layers[v]), b: v + 1, y: count(layers[v + 1]) }),
+      'data-tip': t('Boundary after layer {n}\ndrag, or focus and use ← → (Page Up/Down, Home/End); ↑ ↓ for the other boundaries', { n: end - 1 }) }, [
       s('rect', { x: hx - 7, y: top - 6, width: 14, height: STRIP_HEIGHT + 12, fill: 'transparent', class: 'boundary-hit' }),
       s('rect', { x: hx - 2.5, y: top - 5, width: 5, height: STRIP_HEIGHT + 10, rx: 2, fill: active ? palette.limit : palette.text, class: 'boundary-handle' }),
     ]));

@@ -4,6 +4,7 @@
 /** @import {EstimateResult} from '../types.js' */
 import { el } from '../dom.js';
 import { ms, mib, num, percent, count } from '../format.js';
+import { t } from '../i18n.js';
 
 /**
  * @param {string} label
@@ -28,17 +29,19 @@ export function renderSummary(result, { planLabel, samplesPerStep }) {
   const limit = result.stages[0]?.memory.limit_mib;
   const over = result.violations.length;
   const pp = result.stages.length;
-  const shape = `pp ${result.pp_degree ?? pp} · vpp ${result.vpp_degree ?? 1} · ${count(result.micro_batch_num ?? 0)} micro batches · ${result.schedule ?? ''}`;
-  const throughput = samplesPerStep && result.step_time_ms > 0 ? ` · ${num(samplesPerStep / (result.step_time_ms / 1000))} samples/s` : '';
+  const shape = t('pp {pp} · vpp {vpp} · {m} micro batches · {schedule}', { pp: result.pp_degree ?? pp, vpp: result.vpp_degree ?? 1,
+    m: count(result.micro_batch_num ?? 0), schedule: result.schedule ?? '' });
+  const throughput = samplesPerStep && result.step_time_ms > 0 ? t(' · {rate} samples/s', { rate: num(samplesPerStep / (result.step_time_ms / 1000)) }) : '';
   return el('div', { class: 'metrics' }, [
-    metric('Step time', ms(result.step_time_ms), { field: 'step_time_ms', raw: result.step_time_ms, note: shape + throughput }),
-    metric('Bubble', percent(result.bubble.fraction), { field: 'bubble_fraction', raw: result.bubble.fraction, note: 'idle share of all stages' }),
-    metric('Largest peak memory', mib(peak), {
+    metric(t('Step time'), ms(result.step_time_ms), { field: 'step_time_ms', raw: result.step_time_ms, note: shape + throughput }),
+    metric(t('Bubble'), percent(result.bubble.fraction), { field: 'bubble_fraction', raw: result.bubble.fraction, note: t('idle share of all stages') }),
+    metric(t('Largest peak memory'), mib(peak), {
       field: 'peak_mib', raw: peak, tone: over ? 'bad' : '',
-      note: limit !== undefined && limit > 0 ? `limit ${mib(limit)} (${percent(peak / limit, 0)})` : 'no memory limit set',
+      note: limit !== undefined && limit > 0 ? t('limit {limit} ({share})', { limit: mib(limit), share: percent(peak / limit, 0) }) : t('no memory limit set'),
     }),
-    metric('Imbalance', `${num(result.imbalance.max_over_mean)}×`, { field: 'imbalance', raw: result.imbalance.max_over_mean, note: `slowest stage over the mean; spread ${ms(result.imbalance.max_minus_min_ms)}` }),
-    metric('Fits in memory', result.feasible ? 'yes' : `no, ${over} stage${over === 1 ? '' : 's'} over`, {
+    metric(t('Imbalance'), `${num(result.imbalance.max_over_mean)}×`, { field: 'imbalance', raw: result.imbalance.max_over_mean,
+      note: t('slowest stage over the mean; spread {spread}', { spread: ms(result.imbalance.max_minus_min_ms) }) }),
+    metric(t('Fits in memory'), result.feasible ? t('yes') : t(over === 1 ? 'no, {n} stage over' : 'no, {n} stages over', { n: over }), {
       field: 'feasible', tone: result.feasible ? 'good' : 'bad', note: planLabel,
     }),
   ]);

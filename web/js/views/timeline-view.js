@@ -12,13 +12,18 @@ import { renderMemory, memoryLayout, memoryLegendHeight, levelAt, peakOf, stageS
 import { attachTimeZoom, clampWindow, zoomWindow } from './time-zoom.js';
 import { ms, mib, num } from '../format.js';
 import { el } from '../dom.js';
+import { t } from '../i18n.js';
 import { s as svgElement } from '../svg.js';
 import { BoxGeometry } from './box-geometry.js';
 
 /** Stages the memory chart draws in colour by default (its palette's distinct colours). */
 const MEMORY_COLOURED = 8;
 
-const OP_NAMES = /** @type {Record<string, string>} */ ({ F: 'forward', B: 'backward', W: 'weight gradient' });
+/** What an operation is, in words: "F3 · forward of micro batch 3". */
+const OP_TEXT = /** @type {Record<string, string>} */ ({ F: 'forward of micro batch {m}', B: 'backward of micro batch {m}', W: 'weight gradient of micro batch {m}' });
+
+/** @param {TimelineOp} op */
+const opTitle = (op) => `${op.op}${op.micro_batch} · ${OP_TEXT[op.op] ? t(OP_TEXT[op.op], { m: op.micro_batch }) : op.op}`;
 
 /**
  * Puts a newly drawn chart in its box. A chart of the same size takes the place of the old one's contents inside
@@ -242,17 +247,17 @@ export class TimeViews {
       this.clearHover();
       return;
     }
-    const { stage, t, op } = hit;
+    const { stage, time, op } = hit;
     if (op) {
       this.tooltip.show(event.clientX, event.clientY, [
-        `${op.op}${op.micro_batch} · ${OP_NAMES[op.op] ?? op.op} of micro batch ${op.micro_batch}`,
-        `stage ${op.stage}, virtual stage ${op.virtual_stage}`,
+        opTitle(op),
+        t('stage {s}, virtual stage {v}', { s: op.stage, v: op.virtual_stage }),
         `${num(op.start_ms)} – ${num(op.end_ms)} ms (${ms(op.end_ms - op.start_ms)})`,
       ]);
       if (this.hoverMicroBatch !== op.micro_batch) this.highlight(op.micro_batch);
     } else {
-      const [from, to] = idleAround(index, stage, t);
-      this.tooltip.show(event.clientX, event.clientY, [`Bubble on stage ${stage}`, `idle ${num(from)} – ${num(to)} ms (${ms(to - from)})`]);
+      const [from, to] = idleAround(index, stage, time);
+      this.tooltip.show(event.clientX, event.clientY, [t('Bubble on stage {s}', { s: stage }), t('idle {from} – {to} ms ({time})', { from: num(from), to: num(to), time: ms(to - from) })]);
       this.highlight(null);
     }
   }
@@ -283,18 +288,18 @@ export class TimeViews {
       return;
     }
     const [a, b] = this.currentWindow();
-    const t = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
+    const time = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
     cursor?.setAttribute('x1', String(at.x));
     cursor?.setAttribute('x2', String(at.x));
     cursor?.setAttribute('visibility', 'visible');
     const stages = result.stages.map((_, i) => i).filter((i) => !this.shownStages || this.shownStages.has(i));
     const lines = stages.slice(0, 16).map((i) => {
       const stage = result.stages[i];
-      const level = levelAt(result.memory_timeline?.[i] ?? [], t);
-      return `stage ${i}: ${mib(stage.memory.static_mib + stage.memory.reserved_mib + level)} (activations ${mib(level)})`;
+      const level = levelAt(result.memory_timeline?.[i] ?? [], time);
+      return t('stage {i}: {memory} (activations {activation})', { i, memory: mib(stage.memory.static_mib + stage.memory.reserved_mib + level), activation: mib(level) });
     });
-    if (stages.length > 16) lines.push(`… ${stages.length - 16} more stages`);
-    this.tooltip.show(event.clientX, event.clientY, [`at ${ms(t)}`, ...lines]);
+    if (stages.length > 16) lines.push(t('… {n} more stages', { n: stages.length - 16 }));
+    this.tooltip.show(event.clientX, event.clientY, [t('at {time}', { time: ms(time) }), ...lines]);
   }
 
   /**
@@ -321,7 +326,7 @@ export class TimeViews {
       const swatch = svgElement('svg', { width: 16, height: 8, 'aria-hidden': 'true', class: 'swatch' },
         [svgElement('line', { x1: 0, x2: 16, y1: 4, y2: 4, stroke: color, 'stroke-width': 2.5, 'stroke-dasharray': dash })]);
       return el('button', {
-        class: 'stage-chip', attrs: { type: 'button', 'aria-pressed': String(!shown || shown.has(i)), 'data-stage': i, 'aria-label': `stage ${i}${peak?.stage === i ? ' (peak)' : ''}` },
+        class: 'stage-chip', attrs: { type: 'button', 'aria-pressed': String(!shown || shown.has(i)), 'data-stage': i, 'aria-label': t(peak?.stage === i ? 'stage {i} (peak)' : 'stage {i}', { i }) },
         on: {
           click: () => this.toggleStage(i),
           pointerenter: () => this.highlightMemory(i),
@@ -333,11 +338,12 @@ export class TimeViews {
     });
     box.replaceChildren(
       el('p', { class: 'memory-peak-line', attrs: { id: 'memory-peak' }, text: peak
-        ? `Peak: stage ${peak.stage}, ${mib(peak.mib)}${limit ? ` (${Math.round((peak.mib / limit) * 100)} % of the ${mib(limit)} limit)` : ''}, first reached at ${ms(peak.at)}.`
+        ? t('Peak: stage {s}, {memory}{share}, first reached at {time}.', { s: peak.stage, memory: mib(peak.mib),
+          share: limit ? t(' ({pct} % of the {limit} limit)', { pct: Math.round((peak.mib / limit) * 100), limit: mib(limit) }) : '', time: ms(peak.at) })
         : '' }),
-      el('div', { class: 'stage-chips', attrs: { role: 'group', 'aria-label': 'Stages drawn in colour in the memory chart (the others in grey)' } }, [
-        action('All in colour', 'all', () => this.showStages(null)),
-        action('Peak stage only', 'peak', () => this.showStages(peak ? new Set([peak.stage]) : null)),
+      el('div', { class: 'stage-chips', attrs: { role: 'group', 'aria-label': t('Stages drawn in colour in the memory chart (the others in grey)') } }, [
+        action(t('All in colour'), 'all', () => this.showStages(null)),
+        action(t('Peak stage only'), 'peak', () => this.showStages(peak ? new Set([peak.stage]) : null)),
         ...chips,
       ]),
     );
@@ -419,14 +425,14 @@ export class TimeViews {
     const row = this.index.rows[op.stage];
     const before = this.selected.i > 0 ? row[this.selected.i - 1].end_ms : 0;
     const lines = [
-      `stage ${op.stage}, virtual stage ${op.virtual_stage} · operation ${this.selected.i + 1} of ${row.length} on this stage`,
+      t('stage {s}, virtual stage {v} · operation {k} of {n} on this stage', { s: op.stage, v: op.virtual_stage, k: this.selected.i + 1, n: row.length }),
       `${num(op.start_ms)} – ${num(op.end_ms)} ms, ${ms(op.end_ms - op.start_ms)}`,
-      op.start_ms - before > 1e-9 ? `idle for ${ms(op.start_ms - before)} before it (bubble)` : 'starts as soon as the previous operation ends',
+      op.start_ms - before > 1e-9 ? t('idle for {time} before it (bubble)', { time: ms(op.start_ms - before) }) : t('starts as soon as the previous operation ends'),
     ];
     panel.replaceChildren(
-      el('p', { class: 'op-title', text: `${op.op}${op.micro_batch} · ${OP_NAMES[op.op] ?? op.op} of micro batch ${op.micro_batch}` }),
+      el('p', { class: 'op-title', text: opTitle(op) }),
       ...lines.map((line) => el('p', { class: 'op-line', text: line })),
-      el('button', { class: 'button small ghost op-close', text: 'Close', attrs: { type: 'button', 'aria-label': 'Close the operation details' },
+      el('button', { class: 'button small ghost op-close', text: t('Close'), attrs: { type: 'button', 'aria-label': t('Close the operation details') },
         on: { click: () => this.select(null) } }),
     );
     panel.hidden = false;
@@ -489,7 +495,7 @@ export class TimeViews {
   /**
    * The stage and operation under a pointer on the timeline, or null outside the rows.
    * @param {MouseEvent} event
-   * @returns {{stage: number, t: number, op: TimelineOp | null} | null}
+   * @returns {{stage: number, time: number, op: TimelineOp | null} | null}
    */
   hitTimeline(event) {
     const result = this.result;
@@ -499,9 +505,9 @@ export class TimeViews {
     const layout = this.timelineLayout(at.width);
     const stage = Math.floor((at.y - layout.top) / (layout.rowHeight + layout.rowGap));
     const [a, b] = this.currentWindow();
-    const t = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
-    if (stage < 0 || stage >= result.stages.length || at.x < layout.x0 || at.x > layout.x1 || t > result.step_time_ms) return null;
-    return { stage, t, op: opAt(index, stage, t) };
+    const time = a + ((at.x - layout.x0) / (layout.x1 - layout.x0)) * (b - a);
+    if (stage < 0 || stage >= result.stages.length || at.x < layout.x0 || at.x > layout.x1 || time > result.step_time_ms) return null;
+    return { stage, time, op: opAt(index, stage, time) };
   }
 
   clearHover() {

@@ -8,6 +8,7 @@
 /** @import {Palette} from '../theme.js' */
 import { s, text, textWidth, linear, axisBottom, legend, legendHeight, chartRoot, hatchPattern, LEGEND_LINE } from '../svg.js';
 import { ms, num, tickLabel } from '../format.js';
+import { t } from '../i18n.js';
 import { textOn } from '../theme.js';
 
 export const MAX_BOXES = 2500;
@@ -48,12 +49,12 @@ export function indexTimeline(ops, pp, stepTime) {
  */
 function legendEntries(hasW, vpp) {
   return [
-    { label: 'F forward', key: 'forward' },
-    { label: 'B backward', key: 'backward' },
-    ...(hasW ? [{ label: 'W weight gradient', key: /** @type {const} */ ('weight') }] : []),
-    { label: 'idle (bubble)', key: 'forward', kind: 'hatch' },
-    { label: 'step time', key: 'highlight', kind: 'dash' },
-    ...(vpp > 1 ? [{ label: 'faded: later model chunk', key: /** @type {const} */ ('forward'), opacity: 0.7 }] : []),
+    { label: t('F forward'), key: 'forward' },
+    { label: t('B backward'), key: 'backward' },
+    ...(hasW ? [{ label: t('W weight gradient'), key: /** @type {const} */ ('weight') }] : []),
+    { label: t('idle (bubble)'), key: 'forward', kind: 'hatch' },
+    { label: t('step time'), key: 'highlight', kind: 'dash' },
+    ...(vpp > 1 ? [{ label: t('faded: later model chunk'), key: /** @type {const} */ ('forward'), opacity: 0.7 }] : []),
   ];
 }
 
@@ -169,7 +170,7 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   const [t0, t1] = window;
   const x = linear([t0, t1], [x0, x1]);
   const root = chartRoot({ id: 'timeline', width, height: layout.height, palette,
-    label: `Pipeline timeline: ${pp} stages, ${index.count} operations, step time ${ms(index.stepTime)}` });
+    label: t('Pipeline timeline: {pp} stages, {n} operations, step time {time}', { pp, n: index.count, time: ms(index.stepTime) }) });
   root.setAttribute('data-window', `${t0},${t1}`);
   root.append(hatchPattern(palette, 'timeline-hatch'));
   root.append(s('defs', {}, [s('clipPath', { id: 'timeline-clip' }, [s('rect', { x: x0, y: top - 2, width: x1 - x0, height: plotBottom - top + 4 })])]));
@@ -180,13 +181,13 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   for (let stage = 0; stage < pp; ++stage) {
     const y = top + stage * (rowHeight + rowGap);
     if (stage % labelEvery === 0) {
-      rows.append(text(x0 - 8, y + rowHeight / 2 + 4, `stage ${stage}`, { 'text-anchor': 'end', 'font-size': rowHeight >= 14 ? 11 : 9, fill: palette.muted }));
+      rows.append(text(x0 - 8, y + rowHeight / 2 + 4, t('stage {i}', { i: stage }), { 'text-anchor': 'end', 'font-size': rowHeight >= 14 ? 11 : 9, fill: palette.muted }));
     }
     const a = Math.max(x0, x(0));
     const b = Math.min(x1, x(index.stepTime));
     if (b > a) rows.append(s('rect', { x: a, y, width: b - a, height: rowHeight, fill: 'url(#timeline-hatch)', class: 'bubble-row' }));
   }
-  root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: 'time (ms)', palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
+  root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: t('time (ms)'), palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
   root.append(rows);
 
   // Which operations are visible.
@@ -369,7 +370,7 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   const stepX = x(index.stepTime);
   if (stepX >= x0 - 0.5 && stepX <= x1 + 0.5) {
     root.append(s('line', { x1: stepX, x2: stepX, y1: top - 8, y2: plotBottom, stroke: palette.highlight, 'stroke-width': 1.5, 'stroke-dasharray': '5 3', class: 'step-marker' }));
-    const label = `step ${ms(index.stepTime)}`;
+    const label = t('step {time}', { time: ms(index.stepTime) });
     const anchor = stepX - textWidth(label, 11) < x0 ? 'start' : 'end';
     root.append(text(anchor === 'end' ? stepX - 4 : stepX + 4, top - 12, label, { 'text-anchor': anchor, 'font-size': 11, 'font-weight': 600, fill: palette.text, class: 'step-label' }));
   }
@@ -379,14 +380,14 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     const cut = Math.max(x0, x(index.lastStart));
     if (cut < x1) {
       root.append(s('rect', { x: cut, y: top - 2, width: x1 - cut, height: plotBottom - top + 4, fill: palette.background, 'fill-opacity': 0.85, class: 'not-returned' }));
-      root.append(text((cut + x1) / 2, (top + plotBottom) / 2, 'not returned', { 'text-anchor': 'middle', 'font-size': 12, fill: palette.muted }));
+      root.append(text((cut + x1) / 2, (top + plotBottom) / 2, t('not returned'), { 'text-anchor': 'middle', 'font-size': 12, fill: palette.muted }));
     }
-    root.append(text(x0, top - 12, `${num(index.count)} of ${num(truncated.operations)} operations returned (the engine's cap is ${num(truncated.limit)}): ` +
-      `the step is estimated in full, the boxes stop at ${ms(index.lastStart)}`, { 'font-size': 11, fill: palette.over }));
+    root.append(text(x0, top - 12, t('{n} of {total} operations returned (the engine\'s cap is {limit}): the step is estimated in full, the boxes stop at {time}',
+      { n: num(index.count), total: num(truncated.operations), limit: num(truncated.limit), time: ms(index.lastStart) }), { 'font-size': 11, fill: palette.over }));
   } else if (visible > MAX_BOXES) {
-    const how = visible <= pp * (x1 - x0) ? 'touching boxes of a kind drawn as one; zoom in to outline and number each'
-      : 'each pixel column shows the share of time in F, B and W; zoom in for single boxes';
-    root.append(text(x0, top - 12, `${num(visible)} operations in view: ${how}`, { 'font-size': 11, fill: palette.muted }));
+    const how = visible <= pp * (x1 - x0) ? t('touching boxes of a kind drawn as one; zoom in to outline and number each')
+      : t('each pixel column shows the share of time in F, B and W; zoom in for single boxes');
+    root.append(text(x0, top - 12, t('{n} operations in view: {how}', { n: num(visible), how }), { 'font-size': 11, fill: palette.muted }));
   }
 
   const items = legendEntries(index.hasW, vpp).map(({ label, key, kind, opacity }) =>
