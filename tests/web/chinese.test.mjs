@@ -70,7 +70,7 @@ const englishLeft = (page) => page.evaluate(() => {
     check(node.nodeValue.replace(/\S*[_\d]\S*/g, ' '), parent);
   }
   for (const element of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-    if (!visible(element) || element.closest('[lang="en"], [translate="no"]')) continue;
+    if (!visible(element) || element.closest('[lang="en"], [translate="no"], [data-title-from="engine"]')) continue;
     for (const attribute of ['aria-label', 'title', 'placeholder']) {
       const value = element.getAttribute(attribute);
       if (value) check(value.replace(/\S*[_\d]\S*/g, ' '), element);
@@ -86,6 +86,15 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   assert.equal(await page.locator('#results h2#stage-loads-title').textContent(), '阶段负载');
   assert.equal(await page.locator('[data-field="step_time_ms"] .metric-label').textContent(), '单步时间');
   assert.deepEqual(await englishLeft(page), []);
+  // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 60_000);
+  await page.locator('#search-table tbody tr').first().waitFor();
+  assert.deepEqual(await englishLeft(page), [], 'after a search');
+  // The share dialog.
+  await page.click('#share-button');
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
+  assert.deepEqual(await englishLeft(page), [], 'share dialog');
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(problems, []);
   await context.close();

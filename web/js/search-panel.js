@@ -6,6 +6,7 @@
 /** @import {ErrorBoard} from './errors.js' */
 /** @import {Palette} from './theme.js' */
 import { byId, el } from './dom.js';
+import { t } from './i18n.js';
 import { searchRequest } from './requests.js';
 import { renderPareto, nearestPoint } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
@@ -38,7 +39,7 @@ export class SearchPanel {
     this.runButton.addEventListener('click', () => this.run({ focus: true }));
     this.cancelButton.addEventListener('click', () => {
       this.running?.cancel();
-      this.status.textContent = 'Cancelling…';
+      this.status.textContent = t('Cancelling…');
     });
     const points = byId('pareto-box', HTMLElement);
     /** @param {Event} event */
@@ -70,7 +71,7 @@ export class SearchPanel {
     const started = performance.now();
     this.bar.hidden = false;
     this.bar.removeAttribute('value');
-    this.status.textContent = 'Starting the search…';
+    this.status.textContent = t('Starting the search…');
     this.runButton.disabled = true;
     this.cancelButton.disabled = false;
     const handle = hooks.search(searchRequest(hooks.getState()), (done, total) => {
@@ -85,8 +86,9 @@ export class SearchPanel {
         hooks.errors.set('search', response.errors, { within: hooks.form, exclude: hooks.exclude, prefer: byId('search-panel', HTMLElement) });
         // The first problem in the status line too: an embed of the scatter shows no fields.
         const first = response.errors[0];
-        this.status.textContent = `The search could not run: ${first?.message ?? 'the request has errors'}${first?.path ? ` (${first.path})` : ''}` +
-          `${response.errors.length > 1 ? `, and ${response.errors.length - 1} more` : ''}. The fields with errors are marked in the Search panel.`;
+        this.status.textContent = t('The search could not run: {first}{more}. The fields with errors are marked in the Search panel.', {
+          first: `${first?.message ?? t('the request has errors')}${first?.path ? ` (${first.path})` : ''}`,
+          more: response.errors.length > 1 ? t(', and {n} more', { n: response.errors.length - 1 }) : '' });
         this.bar.hidden = true;
         return;
       }
@@ -97,8 +99,8 @@ export class SearchPanel {
       const c = result.counts;
       this.bar.max = 1;
       this.bar.value = 1;
-      this.status.textContent = `${result.partial ? 'Stopped early, partial result: ' : ''}${count(c.space)} combinations · ` +
-        `${count(c.evaluated)} evaluated · ${count(c.skipped)} skipped · ${count(c.infeasible)} do not fit · ${(result.elapsed_ms / 1000).toFixed(2)} s`;
+      this.status.textContent = (result.partial ? t('Stopped early, partial result: ') : '') + t('{space} combinations · {evaluated} evaluated · {skipped} skipped · {infeasible} do not fit · {seconds} s',
+        { space: count(c.space), evaluated: count(c.evaluated), skipped: count(c.skipped), infeasible: count(c.infeasible), seconds: (result.elapsed_ms / 1000).toFixed(2) });
       this.draw();
       if (focus) {
         const heading = byId('search-results-title', HTMLElement);
@@ -106,7 +108,7 @@ export class SearchPanel {
         heading.scrollIntoView({ block: 'start' });
       }
     }, (error) => {
-      this.status.textContent = `The search stopped: ${error instanceof Error ? error.message : error}`;
+      this.status.textContent = t('The search stopped: {reason}', { reason: error instanceof Error ? error.message : String(error) });
       this.bar.hidden = true;
     }).finally(() => {
       this.running = null;
@@ -120,7 +122,7 @@ export class SearchPanel {
   clear() {
     this.result = null;
     this.selected = null;
-    this.status.textContent = 'No search run yet. Set the lists in the Search panel and press Run search.';
+    this.status.textContent = t('No search run yet. Set the lists in the Search panel and press Run search.');
     this.bar.hidden = true;
     this.draw();
   }
@@ -159,6 +161,6 @@ export class SearchPanel {
       },
       onOpen: this.hooks.onOpen,
     }));
-    groups.replaceChildren(el('h3', { text: 'Why candidates do not fit' }), renderInfeasibleGroups(result));
+    groups.replaceChildren(el('h3', { text: t('Why candidates do not fit') }), renderInfeasibleGroups(result));
   }
 }

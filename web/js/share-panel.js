@@ -8,7 +8,7 @@ import { encodeState, stateFile, MAX_LINK_CHARS } from './share.js';
 import { embedUrl, iframeSnippet } from './embed.js';
 import { count } from './format.js';
 import { singleFile } from './single-file.js';
-import { pageLanguage } from './i18n.js';
+import { pageLanguage, t } from './i18n.js';
 
 /**
  * @param {{getState: () => PageState, getName: () => string}} hooks
@@ -36,15 +36,15 @@ export function attachSharePanel({ getState, getName }) {
     const chosen = checked.length > 0 ? checked : ['timeline'];
     const theme = embedTheme.value === 'light' || embedTheme.value === 'dark' ? embedTheme.value : null;
     snippetField.value = fragment
-      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment, { theme, autoHeight: true, lang: pageLanguage() }), chosen, `PPB: ${getName() || 'pipeline plan'}`)
-      : 'The state is too large for a link, so it cannot be embedded by link.';
+      ? iframeSnippet(embedUrl(pageAddress(), chosen, fragment, { theme, autoHeight: true, lang: pageLanguage() }), chosen, `PPB: ${getName() || t('pipeline plan')}`)
+      : t('The state is too large for a link, so it cannot be embedded by link.');
   };
 
   if (singleFile) {
     byId('share-local', HTMLElement).hidden = false;
-    byId('share-local-text', HTMLElement).textContent = 'This is the single-file page, opened from this computer: the link and the ' +
-      `embed below point to the file at ${decodeURIComponent(pageAddress())} and work only on this computer. To pass the plan on, ` +
-      'send ppb.html together with a state file, which the page opens like a model file.';
+    byId('share-local-text', HTMLElement).textContent = t('This is the single-file page, opened from this computer: the link and the embed below point to ' +
+      'the file at {file} and work only on this computer. To pass the plan on, send ppb.html together with a state file, which the page opens like a model file.',
+    { file: decodeURIComponent(pageAddress()) });
     byId('share-local-download', HTMLButtonElement).addEventListener('click', () =>
       download(stateFile(getState()), `${fileName(getName())}.ppb-state.json`));
   }
@@ -54,12 +54,12 @@ export function attachSharePanel({ getState, getName }) {
     byId('share-too-large', HTMLElement).hidden = !tooLong;
     byId('share-field', HTMLElement).hidden = tooLong;
     byId('share-too-large-text', HTMLElement).textContent = tooLong
-      ? `This state is too large for a link: ${count(fragment.length)} characters compressed, the limit is ${count(MAX_LINK_CHARS)} ` +
-        '(the model is included). Download it as a state file instead; the page opens it again like a model file.'
+      ? t('This state is too large for a link: {n} characters compressed, the limit is {limit} (the model is included). Download it as a state file instead; the page opens it again like a model file.',
+        { n: count(fragment.length), limit: count(MAX_LINK_CHARS) })
       : '';
     if (!tooLong) {
       linkField.value = linkAddress() + fragment;
-      byId('share-size', HTMLElement).textContent = `${count(fragment.length)} characters · the whole state, compressed`;
+      byId('share-size', HTMLElement).textContent = t('{n} characters · the whole state, compressed', { n: count(fragment.length) });
       history.replaceState(null, '', fragment);
     }
     showSnippet(tooLong ? '' : fragment);

@@ -4,6 +4,7 @@
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
+import { t } from '../i18n.js';
 import { s, text, linear, niceMax, ticks, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
 import { ms, mib, num, percent } from '../format.js';
 
@@ -13,7 +14,7 @@ import { ms, mib, num, percent } from '../format.js';
  * @returns {string}
  */
 export function candidateLabel(c) {
-  return `pp ${c.pp_degree} · vpp ${c.vpp_degree} · ${c.micro_batch_num} micro batches · ${c.schedule}`;
+  return t('pp {pp} · vpp {vpp} · {m} micro batches · {schedule}', { pp: c.pp_degree, vpp: c.vpp_degree, m: c.micro_batch_num, schedule: c.schedule });
 }
 
 /**
@@ -28,12 +29,12 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   const top = 20;
   const bottom = height - 76;
   const root = chartRoot({ id: 'pareto', width, height, palette, interactive: true,
-    label: `Search: step time against peak memory for ${result.candidates.length} candidates, Pareto front highlighted` });
+    label: t('Search: step time against peak memory for {n} candidates, Pareto front highlighted', { n: result.candidates.length }) });
   const points = result.candidates
     .map((c, index) => ({ c, index }))
     .filter(({ c }) => Number.isFinite(c.step_time_ms) && Number.isFinite(c.peak_mib));
   if (points.length === 0) {
-    root.append(text(width / 2, height / 2, 'no candidate with a step time and a peak memory', { 'text-anchor': 'middle', fill: palette.muted }));
+    root.append(text(width / 2, height / 2, t('no candidate with a step time and a peak memory'), { 'text-anchor': 'middle', fill: palette.muted }));
     return root;
   }
   const peaks = points.map(({ c }) => /** @type {number} */ (c.peak_mib));
@@ -50,13 +51,13 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   const yMax = niceMax(Math.max(...times) * 1.04);
   const x = linear([xMin, xMax], [x0, x1]);
   const y = linear([0, yMax], [bottom, top]);
-  root.append(axisLeft(y, { x: x0, gridRight: x1, title: 'step time (ms)', palette, format: num, titleOffset: 56 }));
-  root.append(axisBottom(x, { y: bottom, gridTop: top, title: 'largest stage peak memory (MiB)', palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 100)) }));
+  root.append(axisLeft(y, { x: x0, gridRight: x1, title: t('step time (ms)'), palette, format: num, titleOffset: 56 }));
+  root.append(axisBottom(x, { y: bottom, gridTop: top, title: t('largest stage peak memory (MiB)'), palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 100)) }));
 
   if (limit !== undefined && limit > 0) {
     const lx = x(limit);
     root.append(s('line', { x1: lx, x2: lx, y1: top, y2: bottom, stroke: palette.limit, 'stroke-width': 1.5, 'stroke-dasharray': '6 4' }));
-    root.append(text(lx - 4, top + 12, `limit ${mib(limit)}`, { 'text-anchor': 'end', 'font-size': 10.5, 'font-weight': 600, fill: palette.limit }));
+    root.append(text(lx - 4, top + 12, t('limit {limit}', { limit: mib(limit) }), { 'text-anchor': 'end', 'font-size': 10.5, 'font-weight': 600, fill: palette.limit }));
   }
 
   const front = new Set(result.pareto);
@@ -78,13 +79,14 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
     const px = x(/** @type {number} */ (c.peak_mib));
     const py = y(/** @type {number} */ (c.step_time_ms));
     const onFront = front.has(index);
-    const tip = [candidateLabel(c), `step time ${ms(/** @type {number} */ (c.step_time_ms))}`, `peak ${mib(/** @type {number} */ (c.peak_mib))}`];
-    if (c.bubble_fraction !== null && c.bubble_fraction !== undefined) tip.push(`bubble ${percent(c.bubble_fraction)}`);
-    if (!c.feasible) tip.push('infeasible', ...(c.reasons ?? []).slice(0, 3));
-    if (onFront) tip.push('on the Pareto front');
-    tip.push('click to open this plan');
+    const tip = [candidateLabel(c), t('step time {time}', { time: ms(/** @type {number} */ (c.step_time_ms)) }),
+      t('peak: {memory}', { memory: mib(/** @type {number} */ (c.peak_mib)) })];
+    if (c.bubble_fraction !== null && c.bubble_fraction !== undefined) tip.push(t('bubble {share}', { share: percent(c.bubble_fraction) }));
+    if (!c.feasible) tip.push(t('infeasible'), ...(c.reasons ?? []).slice(0, 3));
+    if (onFront) tip.push(t('on the Pareto front'));
+    tip.push(t('click to open this plan'));
     const attributes = { class: `point${onFront ? ' front' : ''}${c.feasible ? '' : ' infeasible'}`, 'data-index': index, 'data-tip': tip.join('\n'), tabindex: 0, role: 'button',
-      'aria-label': `${candidateLabel(c)}, ${ms(/** @type {number} */ (c.step_time_ms))}, ${mib(/** @type {number} */ (c.peak_mib))}${c.feasible ? '' : ', infeasible'}` };
+      'aria-label': `${candidateLabel(c)}, ${ms(/** @type {number} */ (c.step_time_ms))}, ${mib(/** @type {number} */ (c.peak_mib))}${c.feasible ? '' : t(', infeasible')}` };
     if (c.feasible) {
       dots.append(s('g', attributes, [
         s('circle', { cx: px, cy: py, r: 9, fill: 'transparent' }),
@@ -100,10 +102,10 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   }
   root.append(dots);
   root.append(legend([
-    { label: 'Pareto front', color: palette.front, kind: 'dot' },
-    { label: 'feasible', color: palette.otherStatic, kind: 'dot' },
-    { label: 'does not fit in memory', color: palette.infeasible, kind: 'cross' },
-    { label: 'memory limit', color: palette.limit, kind: 'dash' },
+    { label: t('Pareto front'), color: palette.front, kind: 'dot' },
+    { label: t('feasible'), color: palette.otherStatic, kind: 'dot' },
+    { label: t('does not fit in memory'), color: palette.infeasible, kind: 'cross' },
+    { label: t('memory limit'), color: palette.limit, kind: 'dash' },
   ], { x: x0, y: height - 26, maxWidth: x1 - x0, palette }).node);
   return root;
 }

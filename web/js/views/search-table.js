@@ -2,6 +2,7 @@
 // reasons of the infeasible candidates, grouped.
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
+import { t } from '../i18n.js';
 import { el } from '../dom.js';
 import { num, percent, count, signed } from '../format.js';
 
@@ -19,7 +20,7 @@ const orDash = (v, format = num) => (typeof v === 'number' && Number.isFinite(v)
  */
 function gainText(c) {
   if (!c.plan) return '–';
-  if (c.even_split && c.even_split.feasible === false) return 'even split does not fit';
+  if (c.even_split && c.even_split.feasible === false) return t('even split does not fit');
   return c.gain_ms === undefined || c.gain_ms === null ? '–' : signed(c.gain_ms, (v) => `${num(v)} ms`);
 }
 
@@ -38,7 +39,7 @@ const COLUMNS = [
   { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
   { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
   { key: 'gain_ms', label: 'faster than even split', value: (c) => (c.even_split?.feasible === false ? null : c.gain_ms ?? null), show: gainText },
-  { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => (c.feasible ? 'yes' : 'no') },
+  { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => t(c.feasible ? 'yes' : 'no') },
 ];
 
 /**
@@ -75,7 +76,7 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
   const head = el('tr', {}, COLUMNS.map((column) => {
     const active = sort.key === column.key;
     return el('th', { attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
-      el('button', { class: 'sort', text: column.label + (active ? (sort.descending ? ' ▾' : ' ▴') : ''), attrs: { type: 'button' },
+      el('button', { class: 'sort', text: t(column.label) + (active ? (sort.descending ? ' ▾' : ' ▴') : ''), attrs: { type: 'button' },
         on: { click: () => onSort({ key: column.key, descending: active ? !sort.descending : false }) } }),
     ]);
   }));
@@ -85,7 +86,9 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
     return el('tr', {
       class: [c.feasible ? '' : 'infeasible', front.has(index) ? 'front' : '', index === selected ? 'selected' : ''].join(' ').trim(),
       data: { index },
-      attrs: { tabindex: 0, title: c.feasible ? 'Open this plan in the views' : (c.reasons ?? []).join(' '), 'aria-selected': index === selected },
+      attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).join(' '),
+        // The reasons are the engine's (English) sentences.
+        'data-title-from': c.feasible ? null : 'engine', 'aria-selected': index === selected },
       on: {
         click: open,
         keydown: (event) => {
@@ -104,7 +107,7 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
     }));
   });
   return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
-    el('caption', { text: `${count(result.candidates.length)} candidates · ◆ on the Pareto front · click a row to open its plan` }),
+    el('caption', { text: t('{n} candidates · ◆ on the Pareto front · click a row to open its plan', { n: count(result.candidates.length) }) }),
     el('thead', {}, [head]),
     el('tbody', {}, rows),
   ]);
@@ -125,16 +128,18 @@ export function renderInfeasibleGroups(result) {
     groups = [...counts].map(([reason, n]) => ({ reason, count: n })).sort((a, b) => b.count - a.count);
   }
   groups = [...groups, ...skipped];
-  if (groups.length === 0) return el('p', { class: 'muted', text: 'Every combination was evaluated and fits in memory.' });
+  if (groups.length === 0) return el('p', { class: 'muted', text: t('Every combination was evaluated and fits in memory.') });
   return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, groups.map((g) =>
-    el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason })])));
+    // The reasons are the engine's sentences: English, marked so.
+    el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason, attrs: { lang: 'en' } })])));
 }
 
 /**
  * @param {SearchCandidate} c
  * @param {number} index
  */
-const short = (c, index) => `#${index + 1} (pp ${c.pp_degree}${c.vpp_degree > 1 ? `, vpp ${c.vpp_degree}` : ''}, ${c.schedule}, ${count(c.micro_batch_num)} micro batches)`;
+const short = (c, index) => t('#{k} (pp {pp}{vpp}, {schedule}, {m} micro batches)', { k: index + 1, pp: c.pp_degree,
+  vpp: c.vpp_degree > 1 ? `, vpp ${c.vpp_degree}` : '', schedule: c.schedule, m: count(c.micro_batch_num) });
 
 /**
  * Why the top row wins and how far the next is, from the engine's figures of both: the ranked measure (throughput
@@ -146,29 +151,32 @@ const short = (c, index) => `#${index + 1} (pp ${c.pp_degree}${c.vpp_degree > 1 
 export function renderVerdict(result, { limit }) {
   const feasible = result.candidates.map((c, i) => ({ c, i })).filter(({ c }) => c.feasible && c.step_time_ms !== null);
   if (feasible.length === 0) {
-    return el('p', { class: 'search-verdict bad', attrs: { id: 'search-verdict' }, text: 'No candidate fits in memory: the reasons are listed below the table.' });
+    return el('p', { class: 'search-verdict bad', attrs: { id: 'search-verdict' }, text: t('No candidate fits in memory: the reasons are listed below the table.') });
   }
   const perSample = result.rank_by === 'time_per_sample';
   const [top, next] = feasible;
   const c = top.c;
   const measure = perSample || typeof c.throughput_samples_per_s !== 'number'
-    ? `${orDash(c.time_per_sample_ms)} ms per sample`
-    : `${num(c.throughput_samples_per_s)} samples/s`;
-  const headroom = (/** @type {SearchCandidate} */ x) => (limit && x.peak_mib !== null ? `, ${percent((limit - x.peak_mib) / limit, 0)} memory headroom` : '');
-  const figures = (/** @type {SearchCandidate} */ x) => `step ${num(x.step_time_ms ?? NaN)} ms, bubble ${orDash(x.bubble_fraction, percent)}, peak ${orDash(x.peak_mib)} MiB${headroom(x)}`;
-  const lines = [`${short(c, top.i)} ranks first by ${perSample ? 'time per sample' : 'throughput'}: ${measure}; ${figures(c)}.`];
+    ? t('{v} ms per sample', { v: orDash(c.time_per_sample_ms) })
+    : t('{v} samples/s', { v: num(c.throughput_samples_per_s) });
+  const headroom = (/** @type {SearchCandidate} */ x) => (limit && x.peak_mib !== null ? t(', {p} memory headroom', { p: percent((limit - x.peak_mib) / limit, 0) }) : '');
+  const figures = (/** @type {SearchCandidate} */ x) => t('step {s} ms, bubble {b}, peak {p} MiB{h}', { s: num(x.step_time_ms ?? NaN),
+    b: orDash(x.bubble_fraction, percent), p: orDash(x.peak_mib), h: headroom(x) });
+  const lines = [t('{who} ranks first by {what}: {measure}; {figures}.', { who: short(c, top.i), what: t(perSample ? 'time per sample' : 'throughput'),
+    measure, figures: figures(c) })];
   if (next) {
     const n = next.c;
     const ahead = perSample || typeof c.throughput_samples_per_s !== 'number' || typeof n.throughput_samples_per_s !== 'number'
       ? ((n.time_per_sample_ms ?? NaN) / (c.time_per_sample_ms ?? NaN) - 1)
       : (c.throughput_samples_per_s / n.throughput_samples_per_s - 1);
     const why = [];
-    if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push('a smaller bubble');
-    if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push('a shorter step');
-    if (c.peak_mib !== null && n.peak_mib !== null && c.peak_mib < n.peak_mib) why.push('less memory');
-    lines.push(`Next: ${short(n, next.i)}, ${percent(ahead)} behind (${figures(n)})${why.length ? `; #${top.i + 1} has ${why.join(', ')}` : ''}.`);
+    if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push(t('a smaller bubble'));
+    if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push(t('a shorter step'));
+    if (c.peak_mib !== null && n.peak_mib !== null && c.peak_mib < n.peak_mib) why.push(t('less memory'));
+    lines.push(t('Next: {who}, {ahead} behind ({figures}){why}.', { who: short(n, next.i), ahead: percent(ahead), figures: figures(n),
+      why: why.length ? t('; #{k} has {list}', { k: top.i + 1, list: why.join(t(', ')) }) : '' }));
   } else {
-    lines.push('It is the only candidate that fits in memory.');
+    lines.push(t('It is the only candidate that fits in memory.'));
   }
   return el('div', { class: 'search-verdict', attrs: { id: 'search-verdict' } }, lines.map((text) => el('p', { text })));
 }
