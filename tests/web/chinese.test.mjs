@@ -42,7 +42,9 @@ const englishLeft = (page) => page.evaluate(() => {
   const KEEP = new Set(['PPB', 'JSON', 'SAPP', 'WASM', 'GPipe', 'MindFormers', 'YAML', 'Megatron', 'Chrome', 'trace', 'iframe', 'MiB', 'GiB',
     'SVG', 'PNG', 'CUDA', 'Transformer', 'transformer', 'Shift', 'Ctrl', 'Enter', 'Escape', 'Home', 'End', 'Page', 'Up', 'Down', 'English',
     'ppb', 'model', 'full', 'selective', 'gpipe', 'interleaved', 'top', 'Llama', 'symbolic', 'bf16', 'distributed', 'optimizer', 'over', 'H100',
-    'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV']);
+    'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV',
+    // Terms Chinese ML engineers write in English.
+    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP']);
   const name = /** @type {any} */ (window).__ppb.state.model.name ?? '';
   const dataWords = new Set(name.match(/[A-Za-z]+/g) ?? []);
   /** @type {Set<string>} */
@@ -86,6 +88,10 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   assert.equal(await page.locator('#results h2#stage-loads-title').textContent(), '阶段负载');
   assert.equal(await page.locator('[data-field="step_time_ms"] .metric-label').textContent(), '单步时间');
   assert.deepEqual(await englishLeft(page), []);
+  // The per-stage table and the transformer form, opened.
+  await page.click('.table-details summary');
+  await page.click('#transformer-details > summary');
+  assert.deepEqual(await englishLeft(page), [], 'per-stage table and transformer form');
   // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);

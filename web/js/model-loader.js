@@ -117,7 +117,7 @@ export class ModelLoader {
     status.setBusy('input', true);
     try {
       await engine.ready.catch(() => {});
-      const response = await this.importModel(transformerRequest(values), 'Generating the model');
+      const response = await this.importModel(transformerRequest(values), t('Generating the model'));
       if (!response.ok) {
         errors.set('transformer', response.errors, { within: transformerBox });
         status.setStale(true);
@@ -150,7 +150,7 @@ export class ModelLoader {
       controls.show(store.state, store.info);
       byId('example-select', HTMLSelectElement).value = file;
     } catch (error) {
-      banners.show('example', 'error', `The default example could not be loaded (${error instanceof Error ? error.message : error}). Choose a file to start.`);
+      banners.show('example', 'error', t('The default example could not be loaded ({reason}). Choose a file to start.', { reason: error instanceof Error ? error.message : String(error) }));
     }
     await engine.ready.catch(() => {});
     if (store.state.model.layers?.length) runner.request(true);
@@ -201,7 +201,7 @@ export class ModelLoader {
     try {
       errors.clear('model');
       await engine.ready.catch(() => {});
-      const reading = await readDocument(incoming, (request) => this.importModel(request, `Reading ${incoming.name}`));
+      const reading = await readDocument(incoming, (request) => this.importModel(request, t('Reading {name}', { name: incoming.name })));
       if (read !== this.reads || reading.kind === 'cancelled') return; // a newer model was asked for meanwhile, or Cancel
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);

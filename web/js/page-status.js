@@ -87,8 +87,8 @@ export class PageStatus {
     const { banners } = this.parts;
     this.stopped = stopped && this.parts.hasResult();
     if (this.stopped) {
-      banners.show('stopped', 'info', 'Stopped. The views show the previous result; change an input or compute again.',
-        { action: again ? { label: 'Compute again', run: again } : undefined });
+      banners.show('stopped', 'info', t('Stopped. The views show the previous result; change an input or compute again.'),
+        { action: again ? { label: t('Compute again'), run: again } : undefined });
     } else banners.remove('stopped');
     this.showStale();
   }
@@ -113,7 +113,7 @@ export class PageStatus {
       this.update();
     }, (error) => {
       this.engineFailed = true;
-      engineLine.textContent = 'Engine not loaded';
+      engineLine.textContent = t('Engine not loaded');
       banners.show('engine', 'error', `${messageOf(error)}. Reload the page; if it persists, the site is missing ppb_engine.wasm.`);
       this.update();
     });
@@ -129,15 +129,15 @@ export class PageStatus {
     const { engineLine, banners } = this.parts;
     this.engineLoaded = false;
     this.update();
-    banners.show('engine-died', 'error', `The engine stopped (${reason}). It has been restarted; your inputs are kept and the plan is computed again.`);
-    engineLine.textContent = 'Restarting the engine…';
+    banners.show('engine-died', 'error', t('The engine stopped ({reason}). It has been restarted; your inputs are kept and the plan is computed again.', { reason }));
+    engineLine.textContent = t('Restarting the engine…');
     engine.ready.then(() => {
       this.engineLoaded = true;
-      engineLine.textContent = `Engine ${engine.info.version} restarted`;
+      engineLine.textContent = t('Engine {version} restarted', { version: engine.info.version });
       onRestarted();
     }, (error) => {
       this.engineFailed = true;
-      banners.show('engine-died', 'error', `The engine stopped and could not be restarted: ${messageOf(error)}. Reload the page.`);
+      banners.show('engine-died', 'error', t('The engine stopped and could not be restarted: {reason}. Reload the page.', { reason: messageOf(error) }));
       this.update();
     });
   }

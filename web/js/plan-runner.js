@@ -15,6 +15,7 @@
 /** @import {WorkStatus} from './work-status.js' */
 /** @import {Job} from './worker-client.js' */
 import { planRequest } from './requests.js';
+import { t } from './i18n.js';
 import { EngineDiedError, CancelledError } from './worker-client.js';
 import { describeBalance, SHOW_AFTER_MS } from './work-status.js';
 
@@ -121,7 +122,7 @@ export class PlanRunner {
     const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress) });
     this.job = job;
     progressTo = this.parts.work.track(job, {
-      label: command === 'balance' ? 'Balancing (PPB)' : 'Estimating the plan',
+      label: t(command === 'balance' ? 'Balancing (PPB)' : 'Estimating the plan'),
       describe: describeBalance,
       onCancel: () => this.stop(),
     });

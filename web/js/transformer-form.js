@@ -3,6 +3,7 @@
 // are kept as typed; errors come back with paths such as /transformer/hidden_size and land on that field.
 
 import { el } from './dom.js';
+import { t } from './i18n.js';
 import { numberField } from './requests.js';
 
 /**
@@ -78,8 +79,8 @@ const fieldId = (path) => `tf${path.replace(/\//g, '-')}`;
  * @param {{onBuild: (values: Record<string, string | boolean>) => void}} hooks
  */
 export function buildTransformerForm(container, { onBuild }) {
-  const preset = el('select', { attrs: { id: 'tf-preset', 'aria-label': 'Preset' } }, [
-    el('option', { text: 'Preset…', attrs: { value: '' } }),
+  const preset = el('select', { attrs: { id: 'tf-preset', 'aria-label': t('Preset') } }, [
+    el('option', { text: t('Preset…'), attrs: { value: '' } }),
     ...Object.keys(PRESETS).map((name) => el('option', { text: name, attrs: { value: name } })),
   ]);
   preset.addEventListener('change', () => {
@@ -91,7 +92,7 @@ export function buildTransformerForm(container, { onBuild }) {
     let group = groups.get(field.group);
     if (!group) {
       group = el('div', { class: 'tf-grid' });
-      container.append(el('h3', { class: 'tf-group', text: field.group }), group);
+      container.append(el('h3', { class: 'tf-group', text: t(field.group) }), group);
       groups.set(field.group, group);
     }
     const id = fieldId(field.path);
@@ -106,10 +107,10 @@ export function buildTransformerForm(container, { onBuild }) {
     }
     input.dataset.path = field.path;
     const wrapper = el('div', { class: `field${field.kind === 'check' ? ' check-field' : ''}`, attrs: { 'data-error-for': field.path } },
-      field.kind === 'check' ? [el('label', {}, [input, ` ${field.label}`])] : [el('label', { text: field.label, attrs: { for: id } }), input]);
+      field.kind === 'check' ? [el('label', {}, [input, ` ${t(field.label)}`])] : [el('label', { text: t(field.label), attrs: { for: id } }), input]);
     group.append(wrapper);
   }
-  const build = el('button', { class: 'button primary small', text: 'Build model', attrs: { type: 'button', id: 'tf-build' } });
+  const build = el('button', { class: 'button primary small', text: t('Build model'), attrs: { type: 'button', id: 'tf-build' } });
   build.addEventListener('click', () => onBuild(transformerValues(container)));
   container.prepend(el('div', { class: 'tf-head' }, [preset, build]));
   container.append(el('div', { class: 'tf-general', attrs: { 'data-error-for': '' } }));

@@ -5,6 +5,7 @@
 
 /** @import {Job, Progress} from './worker-client.js' */
 import { el } from './dom.js';
+import { t } from './i18n.js';
 import { ms } from './format.js';
 
 /** Calls shorter than this are not shown. */
@@ -30,11 +31,12 @@ export class WorkStatus {
   track(job, { label, describe, onCancel }) {
     const text = el('span', { class: 'work-text', text: `${label}…` });
     const bar = el('progress', { attrs: { 'aria-label': label } });
+    // label: already in the page's language (the callers' t()).
     const detail = el('span', { class: 'work-detail muted' });
-    const cancel = el('button', { class: 'button small', text: 'Cancel', attrs: { type: 'button', 'data-cancel': '' }, on: {
+    const cancel = el('button', { class: 'button small', text: t('Cancel'), attrs: { type: 'button', 'data-cancel': '' }, on: {
       click: () => {
         job.cancel();
-        text.textContent = `${label}: cancelling…`;
+        text.textContent = t('{label}: cancelling…', { label });
         cancel.disabled = true;
         onCancel?.();
       },
@@ -80,8 +82,8 @@ export class WorkStatus {
 export function describeBalance(p) {
   const parts = [];
   if (typeof p.phase === 'string' && p.phase) parts.push(p.phase);
-  if (typeof p.nodes === 'number') parts.push(`${p.nodes.toLocaleString('en-US')} nodes`);
-  if (typeof p.incumbent_ms === 'number' && Number.isFinite(p.incumbent_ms)) parts.push(`best so far ${ms(p.incumbent_ms)}`);
-  if (typeof p.lower_bound_ms === 'number' && Number.isFinite(p.lower_bound_ms)) parts.push(`no plan below ${ms(p.lower_bound_ms)}`);
+  if (typeof p.nodes === 'number') parts.push(t('{n} nodes', { n: p.nodes.toLocaleString('en-US') }));
+  if (typeof p.incumbent_ms === 'number' && Number.isFinite(p.incumbent_ms)) parts.push(t('best so far {time}', { time: ms(p.incumbent_ms) }));
+  if (typeof p.lower_bound_ms === 'number' && Number.isFinite(p.lower_bound_ms)) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
   return parts.join(' · ');
 }

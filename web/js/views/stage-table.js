@@ -4,6 +4,7 @@
 /** @import {EstimateResult} from '../types.js' */
 import { el } from '../dom.js';
 import { num, count } from '../format.js';
+import { t } from '../i18n.js';
 
 const COLUMNS = ['Stage', 'Layers', 'Forward ms', 'Backward ms', 'Recompute ms', 'Send ms', 'Busy ms / step', 'Bubble ms / step', 'Activations MiB', 'Peak MiB', 'Over limit MiB'];
 
@@ -29,8 +30,8 @@ export function renderStageTable(result) {
     ]);
   });
   return el('table', { class: 'stage-table', attrs: { id: 'stage-table' } }, [
-    el('caption', { text: 'Per stage: times per micro batch unless marked per step; memory at the peak' }),
-    el('thead', {}, [el('tr', {}, COLUMNS.map((c) => el('th', { text: c, attrs: { scope: 'col' } })))]),
+    el('caption', { text: t('Per stage: times per micro batch unless marked per step; memory at the peak') }),
+    el('thead', {}, [el('tr', {}, COLUMNS.map((c) => el('th', { text: t(c), attrs: { scope: 'col' } })))]),
     el('tbody', {}, rows),
   ]);
 }
