@@ -186,14 +186,14 @@ function runSearchIfShown(hadSearch) {
  * @param {number} chars
  */
 function showKept(kept, chars) {
-  const size = `${count(chars)} characters compressed; a link holds up to ${count(MAX_LINK_CHARS)}`;
+  const size = t('{n} characters compressed; a link holds up to {limit}', { n: count(chars), limit: count(MAX_LINK_CHARS) });
   if (kept === 'link') banners.remove('kept');
   else if (kept === 'tab') {
-    banners.show('kept', 'info', `This model is too large for a share link (${size}). Reload and Back in this tab keep your work; ` +
-      'the address works only in this tab. To keep it elsewhere or pass it on, use Export → State file.');
+    banners.show('kept', 'info', t('This model is too large for a share link ({size}). Reload and Back in this tab keep your work; ' +
+      'the address works only in this tab. To keep it elsewhere or pass it on, use Export → State file.', { size }));
   } else {
-    banners.show('kept', 'warn', `This model is too large for a share link (${size}) and this tab could not keep it: a reload shows ` +
-      'the default example. Save your work with Export → State file.');
+    banners.show('kept', 'warn', t('This model is too large for a share link ({size}) and this tab could not keep it: a reload shows ' +
+      'the default example. Save your work with Export → State file.', { size }));
   }
 }
 
@@ -212,7 +212,7 @@ async function loadFromLink(hash, fallback) {
     banners.remove('link');
     return true;
   } catch (error) {
-    const message = error instanceof LinkError ? error.message : `The link could not be read (${error instanceof Error ? error.message : error}).`;
+    const message = error instanceof LinkError ? error.message : t('The link could not be read ({reason}).', { reason: error instanceof Error ? error.message : String(error) });
     banners.show('link', 'error', `${message} ${fallback}`);
     return false;
   } finally {
@@ -221,7 +221,7 @@ async function loadFromLink(hash, fallback) {
 }
 
 window.addEventListener('hashchange', () => {
-  if (isStateLink(location.hash)) loadFromLink(location.hash, 'The page keeps what it shows.');
+  if (isStateLink(location.hash)) loadFromLink(location.hash, t('The page keeps what it shows.'));
 });
 
 attachJumpLinks(document);
@@ -345,7 +345,7 @@ async function start() {
   if (embed.embed) showEmbedLayout(embed);
   theme.apply();
   status.watchLoad(engine);
-  const linked = isStateLink(location.hash) && await loadFromLink(location.hash, 'The page shows the default example instead.');
+  const linked = isStateLink(location.hash) && await loadFromLink(location.hash, t('The page shows the default example instead.'));
   if (!linked) {
     await loader.loadDefault(boot?.example ?? null, defaultExample);
     runSearchIfShown(false);

@@ -146,6 +146,10 @@ test('an engine error reads in Chinese by its code, with the engine\'s text, the
   // The stale banner and mark are Chinese too.
   assert.match(await page.locator('.banner[data-banner="stale"]').textContent() ?? '', /输入有错误/);
   await waitForState(page, ['error']);
+  // And so is what a broken link says.
+  await page.goto(`${site.url}?lang=zh#ppb1.`);
+  await waitForState(page);
+  assert.match(await page.locator('.banner[data-banner="link"]').textContent() ?? '', /^链接不完整：只有版本标记，没有数据。 页面改为显示默认示例。/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -5,6 +5,7 @@
 
 /** @import {PageState} from './types.js' */
 import { normaliseState } from './state.js';
+import { t } from './i18n.js';
 
 export const LINK_VERSION = 1;
 export const LINK_PREFIX = `#ppb${LINK_VERSION}.`;
@@ -31,8 +32,8 @@ function toBase64Url(bytes) {
  * @returns {Uint8Array}
  */
 function fromBase64Url(text) {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new LinkError('The link is damaged: its data has characters a PPB link never has. It may have been changed by hand or by the tool it was sent through.');
-  if (text.length % 4 === 1) throw new LinkError('The link is cut off: its data ends in the middle. Ask for the whole link again.');
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new LinkError(t('The link is damaged: its data has characters a PPB link never has. It may have been changed by hand or by the tool it was sent through.'));
+  if (text.length % 4 === 1) throw new LinkError(t('The link is cut off: its data ends in the middle. Ask for the whole link again.'));
   const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; ++i) bytes[i] = binary.charCodeAt(i);
@@ -61,7 +62,7 @@ async function pipe(bytes, stream, limit = Infinity) {
     size += value.length;
     if (size > limit) {
       reader.cancel().catch(() => {});
-      throw new LinkError('The link unpacks to more than 64 MiB, more than any PPB state; it is not a PPB link.');
+      throw new LinkError(t('The link unpacks to more than 64 MiB, more than any PPB state; it is not a PPB link.'));
     }
   }
   const out = new Uint8Array(size);
@@ -104,12 +105,12 @@ export async function unpackJson(text) {
     bytes = await pipe(packed, new DecompressionStream('gzip'), MAX_STATE_BYTES);
   } catch (error) {
     if (error instanceof LinkError) throw error;
-    throw new LinkError('The link is damaged or cut off: its compressed data is incomplete. Ask for the whole link again.');
+    throw new LinkError(t('The link is damaged or cut off: its compressed data is incomplete. Ask for the whole link again.'));
   }
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new LinkError('The link is damaged: its data unpacks, but not to the JSON a PPB link holds.');
+    throw new LinkError(t('The link is damaged: its data unpacks, but not to the JSON a PPB link holds.'));
   }
 }
 
@@ -126,16 +127,16 @@ export const isStateLink = (hash) => hash.startsWith('#ppb');
  */
 export async function decodeState(hash) {
   const match = /^#ppb(\d+)\.(.*)$/s.exec(hash);
-  if (!match) throw new LinkError('The link is damaged: the part after # does not start with a PPB version tag (#ppb1.).');
+  if (!match) throw new LinkError(t('The link is damaged: the part after # does not start with a PPB version tag (#ppb1.).'));
   const version = Number(match[1]);
   if (version !== LINK_VERSION) {
     throw new LinkError(version > LINK_VERSION
-      ? `The link was made by a newer version of PPB (link format ${version}); this page reads format ${LINK_VERSION}. Open it with the newer page.`
-      : `The link uses link format ${version}, which this page does not read (it reads format ${LINK_VERSION}).`);
+      ? t('The link was made by a newer version of PPB (link format {v}); this page reads format {mine}. Open it with the newer page.', { v: version, mine: LINK_VERSION })
+      : t('The link uses link format {v}, which this page does not read (it reads format {mine}).', { v: version, mine: LINK_VERSION }));
   }
-  if (match[2] === '') throw new LinkError('The link is cut off: it has a version tag but no data.');
+  if (match[2] === '') throw new LinkError(t('The link is cut off: it has a version tag but no data.'));
   const state = normaliseState(await unpackJson(match[2]));
-  if (!state) throw new LinkError('The link holds no model, so there is nothing to show.');
+  if (!state) throw new LinkError(t('The link holds no model, so there is nothing to show.'));
   return state;
 }
 

@@ -451,4 +451,25 @@ export const ZH = {
   'peak TFLOP/s': '峰值 TFLOP/s',
   'efficiency (0–1]': '效率 (0–1]',
   'Peak MiB': '峰值 MiB',
+
+  // ---- links (js/share.js, app.js) ----
+  'The link is damaged: its data has characters a PPB link never has. It may have been changed by hand or by the tool it was sent through.':
+    '链接已损坏：其中的数据含有 PPB 链接不会出现的字符，可能被手工改过，或被转发它的工具改动了。',
+  'The link is cut off: its data ends in the middle. Ask for the whole link again.': '链接不完整：数据在中途截断了。请重新索取完整的链接。',
+  'The link unpacks to more than 64 MiB, more than any PPB state; it is not a PPB link.': '链接解压后超过 64 MiB，比任何 PPB 状态都大；这不是 PPB 链接。',
+  'The link is damaged or cut off: its compressed data is incomplete. Ask for the whole link again.': '链接已损坏或不完整：压缩数据缺失。请重新索取完整的链接。',
+  'The link is damaged: its data unpacks, but not to the JSON a PPB link holds.': '链接已损坏：数据可以解压，但得到的不是 PPB 链接应有的 JSON。',
+  'The link is damaged: the part after # does not start with a PPB version tag (#ppb1.).': '链接已损坏：# 之后的部分不是以 PPB 版本标记（#ppb1.）开头。',
+  'The link is cut off: it has a version tag but no data.': '链接不完整：只有版本标记，没有数据。',
+  'The link holds no model, so there is nothing to show.': '链接中没有模型，没有可显示的内容。',
+  'The link was made by a newer version of PPB (link format {v}); this page reads format {mine}. Open it with the newer page.': '这个链接由更新版本的 PPB 生成（链接格式 {v}）；本页面只能读取格式 {mine}。请用新版页面打开。',
+  'The link uses link format {v}, which this page does not read (it reads format {mine}).': '这个链接使用链接格式 {v}，本页面无法读取（本页面读取格式 {mine}）。',
+  'The link could not be read ({reason}).': '无法读取链接（{reason}）。',
+  'The page keeps what it shows.': '页面保留当前显示的内容。',
+  'The page shows the default example instead.': '页面改为显示默认示例。',
+  '{n} characters compressed; a link holds up to {limit}': '压缩后 {n} 个字符；链接最多容纳 {limit} 个',
+  'This model is too large for a share link ({size}). Reload and Back in this tab keep your work; the address works only in this tab. To keep it elsewhere or pass it on, use Export → State file.':
+    '这个模型太大，无法放进分享链接（{size}）。在本标签页中刷新或后退都会保留你的工作；但这个地址只在本标签页有效。要在别处保存或发给别人，请使用 导出 → 状态文件。',
+  'This model is too large for a share link ({size}) and this tab could not keep it: a reload shows the default example. Save your work with Export → State file.':
+    '这个模型太大，无法放进分享链接（{size}），本标签页也无法保存它：刷新后会显示默认示例。请用 导出 → 状态文件 保存你的工作。',
 };
