@@ -29,15 +29,23 @@ void simulate_shapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_Simulate)->ArgNames({"pp", "m", "vpp"})->Apply(simulate_shapes)->Unit(benchmark::kMillisecond);
 
-void BM_SimulateZeroBubble(benchmark::State& state) {
+// Every schedule program on uniform stages (pp 8 and 64, m 256 and 1024; the V-shape schedules and
+// interleaved_1f1b with two chunks per stage). The schedule is the index in ppb::all_schedules.
+void BM_SimulateSchedule(benchmark::State& state) {
   ppb::SimulationInput in;
-  in.pp_degree = static_cast<int>(state.range(0));
-  in.micro_batch_num = state.range(1);
-  in.schedule = ppb::Schedule::zb_h1;
-  in.costs.assign(static_cast<std::size_t>(in.pp_degree), ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01});
+  in.schedule = ppb::all_schedules[static_cast<std::size_t>(state.range(0))];
+  in.pp_degree = static_cast<int>(state.range(1));
+  in.vpp_degree = in.schedule == ppb::Schedule::interleaved_1f1b || ppb::is_v_shape(in.schedule) ? 2 : 1;
+  in.micro_batch_num = state.range(2);
+  in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree),
+                  ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01, 5.0, 0.25, 0.5});
   for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
+  state.SetLabel(ppb::schedule_name(in.schedule));
 }
-BENCHMARK(BM_SimulateZeroBubble)->ArgNames({"pp", "m"})->ArgsProduct({{8, 64}, {256, 1024}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateSchedule)
+    ->ArgNames({"schedule", "pp", "m"})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {8, 64}, {256, 1024}})
+    ->Unit(benchmark::kMillisecond);
 
 // A transformer-like model: heavy embedding and head pinned, `body` decoders with full and selective
 // recompute, a memory limit that makes the first stages recompute.

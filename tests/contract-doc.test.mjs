@@ -222,7 +222,8 @@ const PARSERS = {
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
 const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'field_reader.cpp',
-                     'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_names.cpp', 'simulate.cpp',
+                     'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_dualpipev.cpp', 'schedule_megatron.cpp',
+                     'schedule_names.cpp', 'schedule_zero_bubble.cpp', 'simulate.cpp',
                      'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',

@@ -66,10 +66,10 @@ std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table tabl
     notes.push_back(
         "with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
         "which can rule out plans that would fit");
-  if (problem.shape.schedule == Schedule::zb_h1)
-    notes.push_back(
-        "zb_h1 picks operations by arrival, so its step time is not proven monotone in stage times, and "
-        "memory is bounded by the in-flight cap min(pp - s, m)");
+  if (problem.split)
+    notes.push_back(std::string("under ") + schedule_name(problem.shape.schedule) +
+                    " the memory bound counts full activations (forward to input gradient), not the weight parts "
+                    "held until W");
   return notes;
 }
 

@@ -6,21 +6,22 @@
 namespace ppb::balancer {
 namespace {
 
-// Most micro batches of each virtual stage its physical stage holds at once. Exact for the fixed
-// orders; for zb_h1 the in-flight cap min(pp - s, m), which bounds what the greedy rule holds.
+// Most micro batches of each virtual stage its physical stage holds at once, read off the program:
+// full activations from F to B (the weight parts kept from B to W under split schedules are not
+// counted here).
 std::vector<double> held_per_virtual_stage(const PipelineShape& shape) {
   const int pp = shape.pp_degree, V = shape.virtual_stages();
   std::vector<double> held(static_cast<std::size_t>(V), 0);
   for (int s = 0; s < pp; ++s) {
-    if (shape.schedule == Schedule::zb_h1) {
-      held[static_cast<std::size_t>(s)] = static_cast<double>(std::min<std::int64_t>(pp - s, shape.micro_batch_num));
-      continue;
-    }
     std::vector<int> now(static_cast<std::size_t>(V), 0);
-    for (const OpRef& op : stage_order(shape.schedule, pp, shape.vpp_degree, shape.micro_batch_num, s)) {
-      const auto v = static_cast<std::size_t>(op.virtual_stage);
-      now[v] += op.kind == OpKind::F ? 1 : -1;
-      held[v] = std::max<double>(held[v], now[v]);
+    const auto take = [&](int v) {
+      int& n = now[static_cast<std::size_t>(v)];
+      held[static_cast<std::size_t>(v)] = std::max<double>(held[static_cast<std::size_t>(v)], ++n);
+    };
+    for (const Op& op : stage_program(shape, s)) {
+      if (op.kind == OpKind::F || op.kind == OpKind::FB) take(op.virtual_stage);
+      if (op.kind == OpKind::B) --now[static_cast<std::size_t>(op.virtual_stage)];
+      if (op.kind == OpKind::FB) --now[static_cast<std::size_t>(op.backward_virtual_stage)];
     }
   }
   return held;

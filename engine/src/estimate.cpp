@@ -23,6 +23,7 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
   out.simulation = simulate(input);
   out.step_time_ms = out.simulation.step_time_ms;
+  out.span_ms = out.simulation.span_ms;
 
   const auto starts = plan.stage_starts();
   double bubble_sum = 0;
@@ -30,7 +31,8 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   for (int s = 0; s < plan.pp_degree; ++s) {
     StageEstimate st;
     st.stage = s;
-    for (int v = s; v < plan.virtual_stages(); v += plan.pp_degree) {
+    for (int chunk = 0; chunk < plan.vpp_degree; ++chunk) {
+      const int v = plan.virtual_stage(s, chunk);
       st.virtual_stages.push_back(v);
       st.layers.emplace_back(starts[static_cast<std::size_t>(v)], starts[static_cast<std::size_t>(v) + 1]);
       for (int i = starts[static_cast<std::size_t>(v)]; i < starts[static_cast<std::size_t>(v) + 1]; ++i) {
@@ -77,6 +79,9 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
     out.stages.push_back(std::move(st));
   }
   out.bubble_fraction = out.step_time_ms > 0 ? bubble_sum / (plan.pp_degree * out.step_time_ms) : 0.0;
+  double busiest = 0;
+  for (const auto& sim : out.simulation.stages) busiest = std::max(busiest, sim.busy_ms);
+  out.bubble_span_fraction = out.span_ms > 0 ? (out.span_ms - busiest) / out.span_ms : 0.0;
   const auto [lo, hi] = std::minmax_element(compute.begin(), compute.end());
   const double mean = std::accumulate(compute.begin(), compute.end(), 0.0) / static_cast<double>(compute.size());
   out.imbalance_max_over_mean = mean > 0 ? *hi / mean : 1.0;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <set>
 
+#include "ppb/schedule.hpp"
+
 namespace ppb {
 namespace {
 
@@ -386,31 +388,25 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
   const auto micro_batch_num = resolve_micro_batch_num(request.training, spec, diagnostics);
   if (micro_batch_num) plan.micro_batch_num = *micro_batch_num;
 
-  if (spec.schedule == Schedule::interleaved_1f1b && spec.vpp_degree < 2) {
-    diagnostics.error("SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
-                      "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " +
-                          str(spec.vpp_degree) + ".");
-  }
-  if (spec.schedule != Schedule::interleaved_1f1b && spec.vpp_degree > 1) {
-    diagnostics.error("VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
-                      std::string("vpp_degree ") + str(spec.vpp_degree) + " needs schedule \"interleaved_1f1b\"; \"" +
-                          schedule_name(spec.schedule) + "\" runs one model chunk per stage.");
-  }
-  if (spec.schedule == Schedule::interleaved_1f1b && micro_batch_num && spec.pp_degree >= 1 &&
-      *micro_batch_num % spec.pp_degree != 0) {
-    diagnostics.error("MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
-                      "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (" +
-                          str(*micro_batch_num) + ") must be a multiple of pp_degree (" + str(spec.pp_degree) + ").");
+  // The V-shape schedules run two chunks per stage; a vpp_degree left out means that.
+  if (is_v_shape(spec.schedule) && !spec.vpp_degree_given && spec.vpp_degree == 1) plan.vpp_degree = 2;
+  if (degrees_ok) {
+    PipelineShape shape = plan;
+    if (micro_batch_num) shape.micro_batch_num = *micro_batch_num;
+    for (const ScheduleProblem& p : schedule_problems(shape)) {
+      if (!micro_batch_num && p.path == "/pipeline/micro_batch_num") continue;
+      diagnostics.error(p.code, p.path, p.message);
+    }
   }
 
   if (degrees_ok) {
-    const std::int64_t virtual_stages = static_cast<std::int64_t>(spec.pp_degree) * spec.vpp_degree;
+    const std::int64_t virtual_stages = static_cast<std::int64_t>(spec.pp_degree) * plan.vpp_degree;
     // A virtual stage needs a layer of its own: the body layers, plus one for each pinned group.
     const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
     const bool too_many = virtual_stages > units && !spec.allow_empty_stages;
     if (too_many) {
       diagnostics.error("PP_EXCEEDS_LAYERS", "/pipeline/pp_degree",
-                        "pp_degree x vpp_degree = " + str(spec.pp_degree) + " x " + str(spec.vpp_degree) + " = " +
+                        "pp_degree x vpp_degree = " + str(spec.pp_degree) + " x " + str(plan.vpp_degree) + " = " +
                             str(virtual_stages) + " virtual stages, but the model can be split into at most " +
                             str(units) + " (" + plural(model.body_count(), "body layer") +
                             (model.pinned_first + model.pinned_last > 0 ? " plus the pinned groups" : "") +

@@ -1,8 +1,7 @@
-// Order generators, following Megatron-LM's pipeline_parallel/schedules.py arithmetic.
+// Schedule programs: the dispatch to each schedule's generator and each schedule's conditions.
 #include "ppb/schedule.hpp"
 
-#include <algorithm>
-#include <stdexcept>
+#include "schedule_programs.hpp"
 
 namespace ppb {
 
@@ -11,77 +10,77 @@ const char* op_name(OpKind kind) {
     case OpKind::F: return "F";
     case OpKind::B: return "B";
     case OpKind::W: return "W";
+    case OpKind::FB: return "F&B";
   }
   return "?";
 }
 
-bool splits_weight_gradient(Schedule schedule) { return schedule == Schedule::zb_h1; }
-
-namespace {
-
-std::vector<OpRef> gpipe_order(std::int64_t m, int stage) {
-  std::vector<OpRef> order;
-  order.reserve(static_cast<std::size_t>(2 * m));
-  for (std::int64_t i = 0; i < m; ++i) order.push_back({stage, static_cast<std::int32_t>(i), OpKind::F});
-  for (std::int64_t i = 0; i < m; ++i) order.push_back({stage, static_cast<std::int32_t>(i), OpKind::B});
-  return order;
+bool splits_weight_gradient(Schedule schedule) {
+  return schedule == Schedule::zb_h1 || schedule == Schedule::zb_h2 || schedule == Schedule::zbv ||
+         schedule == Schedule::dualpipev;
 }
 
-// Warm-up of min(pp - s - 1, m) forwards, then one forward one backward, then the cool-down.
-std::vector<OpRef> one_f_one_b_order(int pp, std::int64_t m, int stage) {
-  const std::int64_t warmup = std::min<std::int64_t>(pp - stage - 1, m);
-  const std::int64_t steady = m - warmup;
-  std::vector<OpRef> order;
-  order.reserve(static_cast<std::size_t>(2 * m));
-  auto f = [&](std::int64_t i) { order.push_back({stage, static_cast<std::int32_t>(i), OpKind::F}); };
-  auto b = [&](std::int64_t i) { order.push_back({stage, static_cast<std::int32_t>(i), OpKind::B}); };
-  for (std::int64_t i = 0; i < warmup; ++i) f(i);
-  for (std::int64_t i = 0; i < steady; ++i) {
-    f(warmup + i);
-    b(i);
+std::vector<Op> stage_program(const PipelineShape& shape, int stage) {
+  switch (shape.schedule) {
+    case Schedule::gpipe: return programs::gpipe(shape, stage);
+    case Schedule::one_f_one_b: return programs::one_f_one_b(shape, stage);
+    case Schedule::interleaved_1f1b: return programs::interleaved_1f1b(shape, stage);
+    case Schedule::zb_h1: return programs::zb_h1(shape, stage);
+    case Schedule::zb_h2: return programs::zb_h2(shape, stage);
+    case Schedule::zbv: return programs::zbv(shape, stage);
+    case Schedule::dualpipev: return programs::dualpipev(shape, stage);
   }
-  for (std::int64_t i = steady; i < m; ++i) b(i);
-  return order;
+  return {};
 }
 
-// Megatron-LM's interleaved schedule. The k-th forward (or backward) of a stage runs model chunk
-// (k mod pp*vpp) / pp (reversed for backward) on micro batch (k / (pp*vpp)) * pp + k mod pp;
-// warm-up is 2 (pp - s - 1) + (vpp - 1) pp forwards, all of them when m == pp.
-std::vector<OpRef> interleaved_order(int pp, int vpp, std::int64_t m, int stage) {
-  const std::int64_t total = m * vpp;
-  const std::int64_t group = static_cast<std::int64_t>(pp) * vpp;
-  std::int64_t warmup = total;
-  if (m != pp) warmup = std::min<std::int64_t>(2LL * (pp - stage - 1) + static_cast<std::int64_t>(vpp - 1) * pp, total);
-  const std::int64_t steady = total - warmup;
-  auto op = [&](std::int64_t k, OpKind kind) {
-    const std::int64_t in_group = k % group;
-    std::int64_t chunk = in_group / pp;
-    if (kind != OpKind::F) chunk = vpp - 1 - chunk;
-    const std::int64_t micro_batch = (k / group) * pp + in_group % pp;
-    return OpRef{static_cast<std::int32_t>(chunk * pp + stage), static_cast<std::int32_t>(micro_batch), kind};
-  };
-  std::vector<OpRef> order;
-  order.reserve(static_cast<std::size_t>(2 * total));
-  for (std::int64_t k = 0; k < warmup; ++k) order.push_back(op(k, OpKind::F));
-  for (std::int64_t k = 0; k < steady; ++k) {
-    order.push_back(op(warmup + k, OpKind::F));
-    order.push_back(op(k, OpKind::B));
-  }
-  for (std::int64_t k = steady; k < total; ++k) order.push_back(op(k, OpKind::B));
-  return order;
+Program schedule_program(const PipelineShape& shape) {
+  Program program;
+  program.reserve(static_cast<std::size_t>(shape.pp_degree));
+  for (int s = 0; s < shape.pp_degree; ++s) program.push_back(stage_program(shape, s));
+  return program;
 }
 
-}  // namespace
-
-std::vector<OpRef> stage_order(Schedule schedule, int pp_degree, int vpp_degree, std::int64_t micro_batch_num,
-                               int stage) {
-  switch (schedule) {
-    case Schedule::gpipe: return gpipe_order(micro_batch_num, stage);
-    case Schedule::one_f_one_b: return one_f_one_b_order(pp_degree, micro_batch_num, stage);
-    case Schedule::interleaved_1f1b: return interleaved_order(pp_degree, vpp_degree, micro_batch_num, stage);
-    case Schedule::zb_h1: break;
+bool schedule_accepts(const PipelineShape& shape) {
+  switch (shape.schedule) {
+    case Schedule::interleaved_1f1b:
+      return shape.vpp_degree >= 2 && shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree == 0;
+    case Schedule::zbv: return shape.vpp_degree == 2;
+    case Schedule::dualpipev: return shape.vpp_degree == 2 && shape.micro_batch_num >= 2LL * shape.pp_degree;
+    default: return shape.vpp_degree == 1;
   }
-  throw std::logic_error("stage_order: schedule has no fixed order");
+}
+
+std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
+  std::vector<ScheduleProblem> problems;
+  const std::string name = schedule_name(shape.schedule);
+  const std::string vpp = std::to_string(shape.vpp_degree);
+  const std::string m = std::to_string(shape.micro_batch_num);
+  const std::string pp = std::to_string(shape.pp_degree);
+  if (shape.schedule == Schedule::interleaved_1f1b) {
+    if (shape.vpp_degree < 2)
+      problems.push_back({"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
+                          "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
+    if (shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree != 0)
+      problems.push_back({"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
+                          "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
+                              ") must be a multiple of pp_degree (" + pp + ")."});
+  } else if (is_v_shape(shape.schedule)) {
+    if (shape.vpp_degree != 2)
+      problems.push_back({"SCHEDULE_NEEDS_TWO_CHUNKS", "/pipeline/vpp_degree",
+                          name + " runs exactly two model chunks per stage (the V shape), so vpp_degree must be 2 "
+                                 "or left out; it is " + vpp + "."});
+    // DualPipeV.step asserts num_chunks >= 2 x num_ranks (deepseek-ai/DualPipe, dualpipev.py).
+    if (shape.schedule == Schedule::dualpipev && shape.micro_batch_num < 2LL * shape.pp_degree)
+      problems.push_back({"MICRO_BATCH_TOO_FEW", "/pipeline/micro_batch_num",
+                          "dualpipev needs micro_batch_num of at least 2 x pp_degree = " +
+                              std::to_string(2LL * shape.pp_degree) + " (DualPipeV's own condition); it is " + m +
+                              ". Raise micro_batch_num or lower pp_degree."});
+  } else if (shape.vpp_degree > 1) {
+    problems.push_back({"VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
+                        "vpp_degree " + vpp + " needs schedule \"interleaved_1f1b\" (or, for two chunks, \"zbv\" or "
+                        "\"dualpipev\"); \"" + name + "\" runs one model chunk per stage."});
+  }
+  return problems;
 }
 
 }  // namespace ppb

@@ -1,62 +1,88 @@
-// One simulator for every schedule. Stages make decisions in time order (a heap of wake-up
-// times); at each decision a stage's policy either starts an operation whose input has arrived or
-// says how long to wait. Fixed-order schedules use the order from schedule.cpp; zb_h1 uses the
-// greedy rule of the contract. The cost is O(operations x log stages).
+// One simulator for every schedule program. Each stage runs its next operation as soon as that
+// operation's inputs are known, at the later of its free time and their arrival; a stage blocked on
+// an input is revisited when the producer runs. Stages are visited in no particular time order: the
+// step is a max-plus system, so the order of evaluation does not change any time. The cost is
+// O(operations); a program that never lets a stage go on is reported as a broken invariant.
 #include "ppb/simulate.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <functional>
 #include <limits>
-#include <queue>
 #include <stdexcept>
 
 namespace ppb {
 namespace {
 
-constexpr double kNever = std::numeric_limits<double>::infinity();
 constexpr double kUnknown = -1.0;  // completion times are >= 0
-
-struct Decision {
-  enum class Kind { run, wait_until, wait_for_input, finished } kind;
-  OpRef op{};
-  double until = kNever;
-};
 
 class Simulation {
  public:
   explicit Simulation(const SimulationInput& in)
       : in_(in),
         pp_(in.pp_degree),
+        vpp_(in.vpp_degree),
         v_(in.pp_degree * in.vpp_degree),
         m_(in.micro_batch_num),
-        split_(splits_weight_gradient(in.schedule)),
         f_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
         b_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
+        full_held_(static_cast<std::size_t>(v_), 0),
+        weight_held_(static_cast<std::size_t>(v_), 0),
+        stage_of_(static_cast<std::size_t>(v_)),
+        chunks_(static_cast<std::size_t>(v_)),
         stages_(static_cast<std::size_t>(pp_)) {
     if (static_cast<int>(in.costs.size()) != v_) throw std::logic_error("simulate: one cost per virtual stage");
-    held_.assign(static_cast<std::size_t>(v_), 0);
-    for (int s = 0; s < pp_; ++s) {
-      auto& st = stages_[static_cast<std::size_t>(s)];
-      if (in.schedule != Schedule::zb_h1) st.order = stage_order(in.schedule, pp_, in.vpp_degree, m_, s);
-      st.in_flight_limit = std::min<std::int64_t>(pp_ - s, m_);
+    if (in.program == nullptr) {
+      owned_program_ = schedule_program(in);
+      program_ = &owned_program_;
+    } else {
+      program_ = in.program;
     }
+    if (static_cast<int>(program_->size()) != pp_) throw std::logic_error("simulate: one program per stage");
+    for (int s = 0; s < pp_; ++s)
+      for (int c = 0; c < vpp_; ++c) {
+        const int v = in.virtual_stage(s, c);
+        chunks_[static_cast<std::size_t>(s * vpp_ + c)] = v;
+        stage_of_[static_cast<std::size_t>(v)] = s;
+      }
   }
 
   SimulationResult run() {
     SimulationResult result;
     result.stages.resize(static_cast<std::size_t>(pp_));
+    std::int64_t expected = 0;
+    for (const auto& ops : *program_) expected += static_cast<std::int64_t>(ops.size());
     for (int s = 0; s < pp_; ++s)
       if (in_.keep_timeline) result.stages[static_cast<std::size_t>(s)].memory.push_back({0.0, 0.0});
-    const std::int64_t ops_done = in_.schedule == Schedule::zb_h1 ? run_by_time(result) : run_fixed(result);
-    result.step_time_ms = end_ms_;
-    for (std::size_t st = 0; st < in_.stage_tail_ms.size() && st < result.stages.size(); ++st) {
-      result.stages[st].busy_ms += in_.stage_tail_ms[st];
-      result.step_time_ms = std::max(result.step_time_ms, result.stages[st].end_ms + in_.stage_tail_ms[st]);
+
+    // Every stage is visited once at the start; later only when an input for it arrives.
+    ready_.reserve(static_cast<std::size_t>(pp_));
+    for (int s = pp_ - 1; s >= 0; --s) push_ready(s);
+    std::int64_t ops_done = 0;
+    while (!ready_.empty() && !aborted_) {
+      const int s = ready_.back();
+      ready_.pop_back();
+      auto& st = stages_[static_cast<std::size_t>(s)];
+      st.queued = false;
+      const auto& ops = (*program_)[static_cast<std::size_t>(s)];
+      while (st.next < ops.size() && !aborted_) {
+        const Op& op = ops[st.next];
+        const double input = arrival(op);
+        if (input < 0) break;
+        execute(s, op, std::max(st.free_at, input), result);
+        ++st.next;
+        ++ops_done;
+      }
+    }
+
+    result.step_time_ms = 0;
+    for (int s = 0; s < pp_; ++s) {
+      auto& out = result.stages[static_cast<std::size_t>(s)];
+      const double tail = static_cast<std::size_t>(s) < in_.stage_tail_ms.size() ? in_.stage_tail_ms[static_cast<std::size_t>(s)] : 0.0;
+      out.busy_ms += tail;
+      result.step_time_ms = std::max(result.step_time_ms, out.end_ms + tail);
+      result.span_ms = std::max(result.span_ms, out.end_ms + tail - out.start_ms);
     }
     result.aborted = aborted_ || result.step_time_ms > in_.abort_above_ms;
     if (aborted_) return result;
-    const std::int64_t expected = static_cast<std::int64_t>(v_) * m_ * (split_ ? 3 : 2);
     if (ops_done != expected) throw std::logic_error("simulate: schedule deadlocked");
     result.operations = ops_done;
     if (in_.keep_timeline) finish_timeline(result);
@@ -64,199 +90,153 @@ class Simulation {
   }
 
  private:
-  // Fixed orders: each stage runs its next operation as soon as the input is known, at the later of
-  // its free time and the arrival. A stage blocked on an input is revisited when the producer runs.
-  std::int64_t run_fixed(SimulationResult& result) {
-    fixed_ = true;
-    std::vector<int> ready(static_cast<std::size_t>(pp_));
-    for (int s = 0; s < pp_; ++s) ready[static_cast<std::size_t>(s)] = pp_ - 1 - s;
-    ready_ = &ready;
-    std::int64_t ops_done = 0;
-    while (!ready.empty() && !aborted_) {
-      const int s = ready.back();
-      ready.pop_back();
-      auto& st = stages_[static_cast<std::size_t>(s)];
-      while (st.next < st.order.size() && !aborted_) {
-        const OpRef op = st.order[st.next];
-        const double input = arrival(op);
-        if (input < 0) break;
-        execute(s, op, std::max(st.free_at, input), result);
-        ++ops_done;
-      }
-    }
-    return ops_done;
-  }
-
-  // Schedules that choose by what has arrived: stages decide in time order.
-  std::int64_t run_by_time(SimulationResult& result) {
-    for (int s = 0; s < pp_; ++s) wake(s, 0.0);
-    std::int64_t ops_done = 0;
-    while (!heap_.empty() && !aborted_) {
-      const auto [now, s] = heap_.top();
-      heap_.pop();
-      auto& st = stages_[static_cast<std::size_t>(s)];
-      if (now != st.next_wake) continue;  // superseded by an earlier wake-up
-      st.next_wake = kNever;
-      const Decision d = decide(s, now);
-      switch (d.kind) {
-        case Decision::Kind::run:
-          execute(s, d.op, now, result);
-          ++ops_done;
-          break;
-        case Decision::Kind::wait_until: wake(s, d.until); break;
-        case Decision::Kind::wait_for_input:
-        case Decision::Kind::finished: break;
-      }
-    }
-    return ops_done;
-  }
-
   struct StageState {
-    std::vector<OpRef> order;  // fixed-order schedules
     std::size_t next = 0;
-    std::int64_t next_f = 0, next_b = 0;  // zb_h1
-    std::deque<std::int32_t> pending_w;   // zb_h1: micro batches whose W is still to run
-    std::int64_t in_flight_limit = 0;
     double free_at = 0;
-    double next_wake = kNever;
+    bool started = false;
+    bool queued = false;
     int in_flight = 0;
   };
 
-  // The per-operation steps below (arrival, duration, decide, wake, execute, notify, record_memory)
-  // are forced inline into the two run loops. GCC inlines them on its own; Clang for WebAssembly
-  // leaves execute, notify and record_memory as calls, and V8 in node 20 does not inline calls between
-  // WebAssembly functions: as calls they made the simulation 1.3 (zb_h1) to 1.9 times slower there.
+  // The per-operation steps below (arrival, duration, execute, finish_*, record_memory) are forced
+  // inline into the run loop. GCC inlines them on its own; Clang for WebAssembly leaves some as calls,
+  // and V8 in node 20 does not inline calls between WebAssembly functions: as calls they made the
+  // simulation 1.3 to 1.9 times slower there.
   [[nodiscard]] std::size_t at(int v, std::int64_t mb) const {
     return static_cast<std::size_t>(static_cast<std::int64_t>(v) * m_ + mb);
   }
+  [[nodiscard]] const VirtualStageCost& cost(int v) const { return in_.costs[static_cast<std::size_t>(v)]; }
 
-  // When the input of an operation is available on its stage, or kUnknown if its producer has not run.
-  [[gnu::always_inline]] [[nodiscard]] double arrival(const OpRef& op) const {
-    const int v = op.virtual_stage;
+  [[gnu::always_inline]] [[nodiscard]] double forward_input(int v, std::int32_t mb) const {
+    if (v == 0) return 0.0;
+    const double e = f_end_[at(v - 1, mb)];
+    return e < 0 ? kUnknown : e + cost(v - 1).send_ms;
+  }
+  [[gnu::always_inline]] [[nodiscard]] double backward_input(int v, std::int32_t mb) const {
+    if (v == v_ - 1) return f_end_[at(v, mb)];
+    const double e = b_end_[at(v + 1, mb)];
+    return e < 0 ? kUnknown : e + cost(v).send_ms;
+  }
+
+  // When the inputs of an operation are available on its stage, or kUnknown if a producer has not run.
+  [[gnu::always_inline]] [[nodiscard]] double arrival(const Op& op) const {
     switch (op.kind) {
-      case OpKind::F:
-        if (v == 0) return 0.0;
-        return f_end_[at(v - 1, op.micro_batch)] < 0 ? kUnknown
-                                                      : f_end_[at(v - 1, op.micro_batch)] + in_.costs[v - 1].send_ms;
-      case OpKind::B:
-        if (v == v_ - 1) return f_end_[at(v, op.micro_batch)];
-        return b_end_[at(v + 1, op.micro_batch)] < 0 ? kUnknown
-                                                      : b_end_[at(v + 1, op.micro_batch)] + in_.costs[v].send_ms;
-      case OpKind::W: return b_end_[at(v, op.micro_batch)];
+      case OpKind::F: return forward_input(op.virtual_stage, op.micro_batch);
+      case OpKind::B: return backward_input(op.virtual_stage, op.micro_batch);
+      case OpKind::W: return b_end_[at(op.virtual_stage, op.micro_batch)];
+      case OpKind::FB: {
+        const double f = forward_input(op.virtual_stage, op.micro_batch);
+        const double b = backward_input(op.backward_virtual_stage, op.backward_micro_batch);
+        return f < 0 || b < 0 ? kUnknown : std::max(f, b);
+      }
     }
     return kUnknown;
   }
 
-  [[gnu::always_inline]] [[nodiscard]] double duration(const OpRef& op) const {
-    const auto& c = in_.costs[static_cast<std::size_t>(op.virtual_stage)];
+  [[gnu::always_inline]] [[nodiscard]] static double backward_ms(const VirtualStageCost& c, bool weight_apart) {
+    return weight_apart ? c.backward_ms - c.weight_ms : c.backward_ms;
+  }
+
+  // F&B (the contract): F_c + B_c + max(0, F_comm - B_c) + max(0, B_comm - F_c), X_c = X - X_comm: each
+  // side's communication hides under the other side's compute.
+  [[gnu::always_inline]] [[nodiscard]] double duration(const Op& op) const {
+    const auto& c = cost(op.virtual_stage);
     switch (op.kind) {
       case OpKind::F: return c.forward_ms;
-      case OpKind::B: return split_ ? c.backward_ms - c.weight_ms : c.backward_ms;
+      case OpKind::B: return backward_ms(c, op.weight_apart);
       case OpKind::W: return c.weight_ms;
+      case OpKind::FB: {
+        const auto& cb = cost(op.backward_virtual_stage);
+        const double b = backward_ms(cb, op.weight_apart);
+        const double f_comm = std::min(c.forward_comm_ms, c.forward_ms);
+        const double b_comm = std::min(cb.backward_comm_ms, b);
+        const double f_c = c.forward_ms - f_comm, b_c = b - b_comm;
+        return f_c + b_c + std::max(0.0, f_comm - b_c) + std::max(0.0, b_comm - f_c);
+      }
     }
     return 0;
   }
 
-  static Decision ready_or_wait(const OpRef& op, double input, double now) {
-    if (input < 0) return {Decision::Kind::wait_for_input, op, kNever};
-    if (input > now) return {Decision::Kind::wait_until, op, input};
-    return {Decision::Kind::run, op, now};
-  }
-
-  [[gnu::always_inline]] Decision decide(int s, double now) {
+  [[gnu::always_inline]] void push_ready(int s) {
     auto& st = stages_[static_cast<std::size_t>(s)];
-    if (in_.schedule != Schedule::zb_h1) {
-      if (st.next == st.order.size()) return {Decision::Kind::finished};
-      const OpRef& op = st.order[st.next];
-      return ready_or_wait(op, arrival(op), now);
-    }
-    // ZB-H1 (Qi et al., 2023): B as soon as its input is here, else F while the in-flight micro
-    // batches stay within min(pp - s, m), else a deferred W; otherwise wait for the next input.
-    double soonest = kNever;
-    if (st.next_b < m_) {
-      const OpRef b{s, static_cast<std::int32_t>(st.next_b), OpKind::B};
-      const double a = arrival(b);
-      if (a >= 0 && a <= now) return {Decision::Kind::run, b, now};
-      if (a >= 0) soonest = std::min(soonest, a);
-    }
-    if (st.next_f < m_ && st.next_f - st.next_b < st.in_flight_limit) {
-      const OpRef f{s, static_cast<std::int32_t>(st.next_f), OpKind::F};
-      const double a = arrival(f);
-      if (a >= 0 && a <= now) return {Decision::Kind::run, f, now};
-      if (a >= 0) soonest = std::min(soonest, a);
-    }
-    if (!st.pending_w.empty()) return {Decision::Kind::run, {s, st.pending_w.front(), OpKind::W}, now};
-    if (st.next_b == m_) return {Decision::Kind::finished};
-    if (soonest < kNever) return {Decision::Kind::wait_until, {}, soonest};
-    return {Decision::Kind::wait_for_input};
+    if (st.queued) return;
+    st.queued = true;
+    ready_.push_back(s);
   }
 
-  [[gnu::always_inline]] void wake(int s, double t) {
-    auto& st = stages_[static_cast<std::size_t>(s)];
-    t = std::max(t, st.free_at);
-    if (t < st.next_wake) {
-      st.next_wake = t;
-      heap_.emplace(t, s);
-    }
+  // An input for the stage of virtual stage v has arrived (or will, at a known time).
+  [[gnu::always_inline]] void notify(int from_stage, int v) {
+    const int s = stage_of_[static_cast<std::size_t>(v)];
+    if (s != from_stage) push_ready(s);
   }
 
-  [[gnu::always_inline]] void execute(int s, const OpRef& op, double start, SimulationResult& result) {
+  [[gnu::always_inline]] void start_forward(int s, int v, std::int32_t mb, double start, double end,
+                                            StageSimulation& out) {
+    f_end_[at(v, mb)] = end;
+    ++full_held_[static_cast<std::size_t>(v)];
+    ++stages_[static_cast<std::size_t>(s)].in_flight;
+    record_memory(s, start, true, out);
+    if (v + 1 < v_) notify(s, v + 1);
+  }
+  [[gnu::always_inline]] void finish_backward(int s, int v, std::int32_t mb, bool weight_apart, double end,
+                                              StageSimulation& out) {
+    b_end_[at(v, mb)] = end;
+    --full_held_[static_cast<std::size_t>(v)];
+    if (weight_apart) ++weight_held_[static_cast<std::size_t>(v)];
+    --stages_[static_cast<std::size_t>(s)].in_flight;
+    record_memory(s, end, false, out);
+    if (v > 0) notify(s, v - 1);
+  }
+
+  [[gnu::always_inline]] void execute(int s, const Op& op, double start, SimulationResult& result) {
     auto& st = stages_[static_cast<std::size_t>(s)];
     auto& out = result.stages[static_cast<std::size_t>(s)];
     const double end = start + duration(op);
     const int v = op.virtual_stage;
-    if (in_.schedule != Schedule::zb_h1) ++st.next;
     switch (op.kind) {
-      case OpKind::F:
-        if (in_.schedule == Schedule::zb_h1) ++st.next_f;
-        f_end_[at(v, op.micro_batch)] = end;
-        ++held_[static_cast<std::size_t>(v)];
-        ++st.in_flight;
-        record_memory(s, start, out);
-        if (v + 1 < v_) notify((v + 1) % pp_, end + in_.costs[static_cast<std::size_t>(v)].send_ms);
+      case OpKind::F: start_forward(s, v, op.micro_batch, start, end, out); break;
+      case OpKind::B: finish_backward(s, v, op.micro_batch, op.weight_apart, end, out); break;
+      case OpKind::W:
+        --weight_held_[static_cast<std::size_t>(v)];
+        record_memory(s, end, false, out);
         break;
-      case OpKind::B:
-        if (in_.schedule == Schedule::zb_h1) {
-          ++st.next_b;
-          st.pending_w.push_back(op.micro_batch);
-        }
-        b_end_[at(v, op.micro_batch)] = end;
-        --held_[static_cast<std::size_t>(v)];
-        --st.in_flight;
-        record_memory(s, end, out);
-        if (v > 0) notify((v - 1) % pp_, end + in_.costs[static_cast<std::size_t>(v - 1)].send_ms);
+      case OpKind::FB:
+        start_forward(s, v, op.micro_batch, start, end, out);
+        finish_backward(s, op.backward_virtual_stage, op.backward_micro_batch, op.weight_apart, end, out);
         break;
-      case OpKind::W: st.pending_w.pop_front(); break;
+    }
+    if (!st.started) {
+      st.started = true;
+      out.start_ms = start;
     }
     out.busy_ms += end - start;
     out.end_ms = std::max(out.end_ms, end);
     st.free_at = end;
-    end_ms_ = std::max(end_ms_, end);
-    if (in_.keep_timeline) keep_op(result, {s, v, op.micro_batch, op.kind, start, end});
+    if (in_.keep_timeline)
+      keep_op(result, {s, v, op.micro_batch, op.kind, op.weight_apart, start, end, op.backward_virtual_stage,
+                       op.backward_micro_batch});
     if (end > in_.abort_above_ms) aborted_ = true;
-    if (!fixed_) wake(s, end);
   }
 
-  // An input for stage s arrives at time t.
-  [[gnu::always_inline]] void notify(int s, double t) {
-    if (fixed_) ready_->push_back(s);
-    else wake(s, t);
-  }
-
-  // Activation held by stage s is the sum over its virtual stages of (micro batches held) x
-  // (activation per micro batch); recomputed from counts so that no rounding drift accumulates.
-  [[gnu::always_inline]] void record_memory(int s, double t, StageSimulation& out) {
+  // Activation held by stage s: over its virtual stages, full activations (forward started, backward
+  // not ended) and the weight parts kept for pending Ws; recomputed from counts so that no rounding
+  // drift accumulates. The peak can only rise when something is taken.
+  [[gnu::always_inline]] void record_memory(int s, double t, bool taken, StageSimulation& out) {
     double held_mib = 0;
-    for (int v = s; v < v_; v += pp_) held_mib += held_[static_cast<std::size_t>(v)] * in_.costs[static_cast<std::size_t>(v)].activation_mib;
-    const int in_flight = stages_[static_cast<std::size_t>(s)].in_flight;
-    out.activation_peak_mib = std::max(out.activation_peak_mib, held_mib);
-    out.peak_in_flight = std::max(out.peak_in_flight, in_flight);
+    for (int c = 0; c < vpp_; ++c) {
+      const auto v = static_cast<std::size_t>(chunks_[static_cast<std::size_t>(s * vpp_ + c)]);
+      held_mib += full_held_[v] * in_.costs[v].activation_mib + weight_held_[v] * in_.costs[v].weight_activation_mib;
+    }
+    if (taken) {
+      out.activation_peak_mib = std::max(out.activation_peak_mib, held_mib);
+      out.peak_in_flight = std::max(out.peak_in_flight, stages_[static_cast<std::size_t>(s)].in_flight);
+    }
     // Past the last start time the timeline can still keep, a stage's memory steps are not needed.
     if (in_.keep_timeline && !(full() && t > key(top()).first)) out.memory.push_back({t, held_mib});
   }
 
   // ---- the kept timeline ----------------------------------------------------------------------
-  // Fixed orders run stage by stage, not in time order, so the first max_timeline_ops operations by
+  // Stages run one after another, not in time order, so the first max_timeline_ops operations by
   // start time are found with a max-heap of the kept ones. Ties are broken by execution order
   // (kept_seq_), a total order, so every platform keeps the same operations.
   using Key = std::pair<double, std::int64_t>;  // (start, execution sequence)
@@ -308,24 +288,23 @@ class Simulation {
   }
 
   const SimulationInput& in_;
-  int pp_;
-  int v_;
+  int pp_, vpp_, v_;
   std::int64_t m_;
-  bool split_;
-  std::vector<double> f_end_, b_end_;
+  Program owned_program_;
+  const Program* program_ = nullptr;
+  std::vector<double> f_end_, b_end_;  // per (virtual stage, micro batch): forward end, input-gradient end
+  std::vector<std::int64_t> full_held_, weight_held_;  // per virtual stage
+  std::vector<int> stage_of_;  // physical stage of each virtual stage
+  std::vector<int> chunks_;    // virtual stages of each physical stage, [s * vpp + chunk]
   std::vector<StageState> stages_;
-  std::vector<std::int64_t> held_;
-  double end_ms_ = 0;
-  bool fixed_ = false;
+  std::vector<int> ready_;
   bool aborted_ = false;
-  std::vector<int>* ready_ = nullptr;
   // The kept timeline: result.timeline (while running), its execution sequence numbers, and a heap of
   // its indices with the latest start on top.
   std::vector<TimedOp>* timeline_ = nullptr;
   std::vector<std::int64_t> kept_seq_;
   std::vector<std::size_t> heap_of_kept_;
   std::int64_t seq_ = 0;
-  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> heap_;
 };
 
 }  // namespace
@@ -333,6 +312,7 @@ class Simulation {
 SimulationResult simulate(const SimulationInput& input) {
   if (input.pp_degree < 1 || input.vpp_degree < 1 || input.micro_batch_num < 1)
     throw std::logic_error("simulate: degrees and micro_batch_num must be positive");
+  if (!schedule_accepts(input)) throw std::logic_error("simulate: the shape breaks its schedule's conditions");
   return Simulation(input).run();
 }
 

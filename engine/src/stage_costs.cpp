@@ -2,6 +2,8 @@
 // and the transfer to the next virtual stage when that one is on another device.
 #include "ppb/stage_costs.hpp"
 
+#include <algorithm>
+
 #include "ppb/plan.hpp"
 
 namespace ppb {
@@ -18,13 +20,16 @@ std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Devi
       c.forward_ms += layer.forward_ms;
       c.backward_ms += layer.backward_ms;
       c.weight_ms += layer.weight_backward_ms;
+      c.forward_comm_ms += layer.forward_comm_ms;
+      c.backward_comm_ms += layer.backward_comm_ms;
+      double kept = layer.activation_mib;
       if (option >= 0) {
         const RecomputeCost& r = *layer.recompute[static_cast<std::size_t>(option)];
         c.backward_ms += r.extra_ms;
-        c.activation_mib += r.activation_mib;
-      } else {
-        c.activation_mib += layer.activation_mib;
+        kept = r.activation_mib;
       }
+      c.activation_mib += kept;
+      c.weight_activation_mib += std::min(kept, layer.weight_activation_mib.value_or(kept));
     }
     const int end = starts[static_cast<std::size_t>(v) + 1];
     const bool crosses = v + 1 < virtual_stages && plan.physical_stage(v) != plan.physical_stage(v + 1);

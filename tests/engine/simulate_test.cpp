@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "ppb/estimate.hpp"
 
@@ -61,6 +62,142 @@ TEST(Simulate, ZeroBubbleH1MatchesClosedForm) {
       EXPECT_DOUBLE_EQ(zb_bubble * 3, one_bubble);
       for (int s = 0; s < pp; ++s)
         EXPECT_DOUBLE_EQ(zb.stages[s].activation_peak_mib, one.stages[s].activation_peak_mib) << "stage " << s;
+    }
+}
+
+// The span bubble of the zero-bubble paper: (span - the busiest stage's busy time) / span.
+double span_fraction(const SimulationResult& r) {
+  double busiest = 0;
+  for (const auto& st : r.stages) busiest = std::max(busiest, st.busy_ms);
+  return (r.span_ms - busiest) / r.span_ms;
+}
+
+// The zero-bubble paper (Qi et al., arXiv 2401.10241 v1): Table 9's profiled F, B - W, W and T_comm,
+// one layer per stage with T_comm on every crossing, give Table 5's bubble rates to four decimals
+// (the two rows the contract quotes).
+TEST(Simulate, ZeroBubblePaperPublishedBubbleRates) {
+  struct Row {
+    const char* model;
+    std::int64_t m;
+    double f, b_minus_w, w, t_comm;
+    double one_f_one_b, zb_h1, zb_h2;
+  };
+  for (const Row& row : {Row{"1.5B", 24, 18.522, 18.086, 9.337, 0.601, 0.2431, 0.1585, 0.1083},
+                         Row{"6.2B", 32, 29.802, 29.428, 19.530, 0.577, 0.1898, 0.1045, 0.0559}}) {
+    const std::pair<Schedule, double> expected[] = {
+        {Schedule::one_f_one_b, row.one_f_one_b}, {Schedule::zb_h1, row.zb_h1}, {Schedule::zb_h2, row.zb_h2}};
+    for (const auto& [schedule, rate] : expected) {
+      auto in = uniform(schedule, 8, 1, row.m, row.f, row.b_minus_w + row.w, row.w);
+      for (std::size_t v = 0; v + 1 < in.costs.size(); ++v) in.costs[v].send_ms = row.t_comm;
+      EXPECT_NEAR(span_fraction(simulate(in)), rate, 0.00005) << row.model << " " << schedule_name(schedule);
+    }
+  }
+}
+
+// Contract: zb_h1's step and span are m(F + B) + (pp - 1)(F + B - 2W) with unequal F, B, W too.
+TEST(Simulate, ZeroBubbleH1SpanMatchesClosedForm) {
+  for (int pp : {2, 4, 8})
+    for (int m : {pp, 3 * pp, 40}) {
+      const double f = 1.25, b = 3.0, w = 0.75;
+      const auto r = simulate(uniform(Schedule::zb_h1, pp, 1, m, f, b, w));
+      EXPECT_DOUBLE_EQ(r.span_ms, m * (f + b) + (pp - 1) * (f + b - 2 * w)) << "pp=" << pp << " m=" << m;
+      EXPECT_DOUBLE_EQ(r.step_time_ms, r.span_ms);
+    }
+}
+
+// Contract: zb_h2's span is m(F + B) + (pp - 1) max(0, F + B - 3W) once the warm-up of 2 (pp - 1)
+// forwards is full, m >= 2 pp - 1 (with fewer micro batches stage 0 idles waiting for the first B).
+TEST(Simulate, ZeroBubbleH2SpanMatchesClosedForm) {
+  for (int pp : {2, 4, 8})
+    for (int m : {2 * pp - 1, 2 * pp, 3 * pp + 1, 40})
+      for (const auto& [f, b, w] : {std::tuple{1.0, 2.0, 1.0}, std::tuple{1.0, 2.5, 1.0}, std::tuple{1.5, 3.0, 0.5}}) {
+        const auto r = simulate(uniform(Schedule::zb_h2, pp, 1, m, f, b, w));
+        EXPECT_DOUBLE_EQ(r.span_ms, m * (f + b) + (pp - 1) * std::max(0.0, f + b - 3 * w))
+            << "pp=" << pp << " m=" << m << " f=" << f << " b=" << b << " w=" << w;
+      }
+}
+
+// The zero-bubble repository's README: ZB-V's bubble rate is 0 when T_F = T_B = T_W (B the input
+// gradient), here F = W = 1 and a full backward of 2 per chunk, for m >= 2 pp - 1 (the handcrafted
+// schedule is built for at least that many): every stage's span is its busy time, 2 m (F + B).
+TEST(Simulate, ZeroBubbleVHasNoBubbleWithEqualPasses) {
+  for (int pp : {1, 2, 4, 8})
+    for (int m : {2 * pp - 1, 2 * pp, 3 * pp, 33}) {
+      if (m < 1) continue;
+      const auto r = simulate(uniform(Schedule::zbv, pp, 2, m, 1.0, 2.0, 1.0));
+      EXPECT_DOUBLE_EQ(r.span_ms, 2.0 * m * 3.0) << "pp=" << pp << " m=" << m;
+      EXPECT_DOUBLE_EQ(span_fraction(r), 0.0);
+    }
+}
+
+// DualPipe's README: DualPipeV's bubble is (PP/2 - 1)(F&B + B - 3W) with PP = 2 pp pipeline stages
+// (chunks), F, B, W per chunk, B the full backward and F&B the overlapped pair. It holds exactly when
+// each pass fills one slot of the README's figure, F = B - W = W, with F&B = F + B (nothing hidden),
+// and m >= 2 pp; every stage then idles that long inside its span, and the step is the busiest
+// stage's 2 m (F + B) plus it.
+TEST(Simulate, DualPipeVMatchesPublishedBubble) {
+  for (int pp : {1, 2, 4, 8})
+    for (int m : {2 * pp, 2 * pp + 1, 3 * pp, 40})
+      for (double f : {1.0, 2.5}) {
+        const double b = 2 * f, w = f;
+        const auto r = simulate(uniform(Schedule::dualpipev, pp, 2, m, f, b, w));
+        const double bubble = (pp - 1) * ((f + b) + b - 3 * w);
+        EXPECT_DOUBLE_EQ(r.span_ms - r.stages[0].busy_ms, bubble) << "pp=" << pp << " m=" << m;
+        EXPECT_DOUBLE_EQ(r.step_time_ms, 2.0 * m * (f + b) + bubble) << "pp=" << pp << " m=" << m;
+      }
+}
+
+// The contract's F&B duration: F_c + B_c + max(0, F_comm - B_c) + max(0, B_comm - F_c). With F 3
+// (comm 1) and B 4 (comm 2): 2 + 2 + 0 + 0 = 4; with F all communication (3): 0 + 2 + 1 + 2 = 5.
+TEST(Simulate, OverlappedPairHidesEachSidesCommunication) {
+  for (const auto& [f_comm, expected] : {std::pair{1.0, 4.0}, std::pair{3.0, 5.0}}) {
+    auto in = uniform(Schedule::dualpipev, 2, 2, 4, 3.0, 4.0, 1.0);
+    for (auto& c : in.costs) {
+      c.forward_comm_ms = f_comm;
+      c.backward_comm_ms = 2.0;
+    }
+    int pairs = 0;
+    for (const auto& op : simulate(in).timeline)
+      if (op.kind == OpKind::FB) {
+        ++pairs;
+        EXPECT_DOUBLE_EQ(op.end_ms - op.start_ms, expected);
+        EXPECT_GE(op.backward_virtual_stage, 0);
+        EXPECT_NE(op.backward_virtual_stage, op.virtual_stage);
+      }
+    // Rank 0: phase 4 once (2 pairs), phase 5 once (1 pair); rank 1 (the last): phase 4 twice, its
+    // first forward and backward run apart (3 pairs), phase 5 never.
+    EXPECT_EQ(pairs, 6);
+  }
+}
+
+// The V placement's memory (hand count of the handcrafted ZB-V warm-up): every stage reaches 2 pp
+// chunk activations, 2 (pp - s) - 1 down, s pairs, then one up before the first B, as much as 1f1b's
+// pp full-stage activations on stage 0 (the README's "1x"). DualPipeV holds one more in its first
+// overlapped pair, 2 pp + 1 (its README's PP + 1).
+TEST(Simulate, VShapeStagesHoldTheirPublishedActivations) {
+  for (int pp : {2, 4, 8}) {
+    const int m = 3 * pp;
+    const auto zbv = simulate(uniform(Schedule::zbv, pp, 2, m, 1, 2, 1, 0.5));
+    const auto dpv = simulate(uniform(Schedule::dualpipev, pp, 2, m, 1, 2, 1, 0.5));
+    for (int s = 0; s < pp; ++s) {
+      EXPECT_EQ(zbv.stages[s].peak_in_flight, 2 * pp) << "pp=" << pp << " s=" << s;
+      EXPECT_DOUBLE_EQ(zbv.stages[s].activation_peak_mib, 0.5 * 2 * pp);
+      EXPECT_EQ(dpv.stages[s].peak_in_flight, 2 * pp + 1) << "pp=" << pp << " s=" << s;
+    }
+  }
+}
+
+// Weight memory is held from B to W: on the last of pp zb_h1 stages F and B alternate, so one full
+// activation is in flight when each F starts, beside the weight parts of up to pp - 1 pending Ws:
+// 1 + 0.5 min(m - 1, pp - 1) against 1f1b's 1.
+TEST(Simulate, WeightActivationIsHeldUntilW) {
+  for (int pp : {2, 4})
+    for (int m : {2, 8}) {
+      auto in = uniform(Schedule::zb_h1, pp, 1, m, 1, 2, 1, 1.0);
+      for (auto& c : in.costs) c.weight_activation_mib = 0.5;
+      const auto r = simulate(in);
+      EXPECT_DOUBLE_EQ(r.stages[pp - 1].activation_peak_mib, 1 + 0.5 * std::min(m - 1, pp - 1)) << pp << " " << m;
+      EXPECT_EQ(r.stages[pp - 1].peak_in_flight, 1);
     }
 }
 
@@ -164,11 +301,11 @@ TEST(Simulate, AP_PP_11_TimelineIsConsistent) {
 // AP-PP-03: more micro batches lower the bubble fraction and raise the step time less than
 // proportionally, for every schedule.
 TEST(Simulate, AP_PP_03_MicroBatchesShrinkTheBubble) {
-  for (Schedule s : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1}) {
-    const int pp = 4, vpp = s == Schedule::interleaved_1f1b ? 2 : 1;
+  for (Schedule s : all_schedules) {
+    const int pp = 4, vpp = s == Schedule::interleaved_1f1b || is_v_shape(s) ? 2 : 1;
     double last_fraction = 1.0, last_step = 0;
     int last_m = 0;
-    for (int m : {4, 8, 16, 32, 64, 128}) {
+    for (int m : {8, 16, 32, 64, 128}) {  // dualpipev needs m >= 2 pp
       const auto r = simulate(uniform(s, pp, vpp, m, 1, 2, 1));
       double busy = 0;
       for (const auto& st : r.stages) busy += st.busy_ms;

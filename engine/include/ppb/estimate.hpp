@@ -68,7 +68,9 @@ struct Estimate {
   Plan plan;
   bool feasible = true;
   double step_time_ms = 0;
+  double span_ms = 0;  // the longest stage span (last end - first start), the iteration time when steps overlap
   double bubble_fraction = 0;
+  double bubble_span_fraction = 0;  // (span_ms - the busiest stage's busy time) / span_ms
   double imbalance_max_over_mean = 1;    // of per-micro-batch stage compute (forward + backward + recompute)
   double imbalance_max_minus_min_ms = 0;
   std::vector<StageEstimate> stages;

@@ -41,6 +41,11 @@ struct Layer {
   double optimizer_mib = 0;
   double other_static_mib = 0;  // profiled `static_mib` that is not split into the three parts
   double activation_mib = 0;    // kept per in-flight micro batch without recompute
+  // The part of the activation the weight gradient W still needs after B (the zero-bubble paper's
+  // M_W); none: all of it (the contract's safe default). Used where B and W run apart.
+  std::optional<double> weight_activation_mib;
+  double forward_comm_ms = 0;   // communication inside forward_ms (an F&B pair can hide it)
+  double backward_comm_ms = 0;  // communication inside backward_ms
   double send_mib = 0;          // output size per micro batch when a stage boundary follows
   // Indexed like Model::recompute_options; empty where the layer does not offer that option.
   std::vector<std::optional<RecomputeCost>> recompute;

@@ -1,6 +1,7 @@
 // The shape of a pipeline: how many physical stages, chunks per stage, micro batches per step and
 // which schedule. Shared by the plan (which adds a partition and recompute), the simulation (which
-// adds costs) and the search (which enumerates shapes).
+// adds costs) and the search (which enumerates shapes). Where a virtual stage lives is decided here
+// and nowhere else.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,18 @@ struct PipelineShape {
   // V = pp_degree x vpp_degree.
   [[nodiscard]] int virtual_stages() const { return pp_degree * vpp_degree; }
   // Virtual stage v lives on physical stage v mod pp_degree (chunk-major, as Megatron-LM and
-  // MindFormers place them).
-  [[nodiscard]] int physical_stage(int virtual_stage) const { return virtual_stage % pp_degree; }
+  // MindFormers place them), except under the V-shape schedules: v < pp on stage v, v >= pp on
+  // stage 2 pp - 1 - v (the first and last virtual stages share stage 0).
+  [[nodiscard]] int physical_stage(int virtual_stage) const {
+    if (is_v_shape(schedule)) return virtual_stage < pp_degree ? virtual_stage : 2 * pp_degree - 1 - virtual_stage;
+    return virtual_stage % pp_degree;
+  }
+  // The virtual stage of model chunk `chunk` (0 <= chunk < vpp_degree) on physical stage `stage`;
+  // chunks are numbered in model order, so a stage's virtual stages ascend with the chunk.
+  [[nodiscard]] int virtual_stage(int stage, int chunk) const {
+    if (is_v_shape(schedule)) return chunk == 0 ? stage : 2 * pp_degree - 1 - stage;
+    return chunk * pp_degree + stage;
+  }
 };
 
 }  // namespace ppb

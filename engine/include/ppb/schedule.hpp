@@ -1,33 +1,59 @@
-// Pipeline schedules as data: for every physical stage, the order in which it runs its forward (F),
-// backward (B) and weight-gradient (W) operations. The simulator (simulate.hpp) runs any order;
-// adding a schedule means adding one order generator here.
+// Pipeline schedules as programs: for every physical stage, the ordered list of operations it runs.
+// One generator per schedule writes the lists (schedule_*.cpp); the simulator (simulate.hpp) runs any
+// program and holds no schedule policy of its own. Adding a schedule means adding one generator.
+//
+// Operations: F (forward), B (backward: only the input gradient when `weight_apart`, the full
+// backward otherwise), W (the weight gradient of an earlier B with `weight_apart`) and FB (DualPipeV's
+// overlapped pair: one micro batch's forward on one chunk and another's backward on the other chunk).
+//   stage_program({.pp_degree = 2, .micro_batch_num = 2}, 0)  // 1f1b: F0 F1 B0 B1 on virtual stage 0
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "ppb/schedule_names.hpp"
+#include "ppb/pipeline_shape.hpp"
 
 namespace ppb {
 
-enum class OpKind : std::uint8_t { F, B, W };
+enum class OpKind : std::uint8_t { F, B, W, FB };
 
+// "F", "B", "W" and "F&B" (the timeline's and the Chrome trace's names).
 const char* op_name(OpKind kind);
 
-struct OpRef {
-  std::int32_t virtual_stage = 0;
-  std::int32_t micro_batch = 0;
+struct Op {
   OpKind kind = OpKind::F;
+  bool weight_apart = false;       // B, or FB's backward: its weight gradient runs later as a W
+  std::int32_t virtual_stage = 0;  // FB: the forward's
+  std::int32_t micro_batch = 0;    // FB: the forward's
+  std::int32_t backward_virtual_stage = -1;  // FB only
+  std::int32_t backward_micro_batch = -1;    // FB only
 };
 
-// The fixed order of one physical stage for schedules whose order does not depend on timing:
-// gpipe, 1f1b (Megatron-LM's warm-up / steady / cool-down) and interleaved_1f1b (Megatron-LM's
-// interleaved order, micro batch groups of pp_degree). zb_h1 picks its next operation from what has
-// arrived, so it has no fixed order; see simulate.cpp.
-std::vector<OpRef> stage_order(Schedule schedule, int pp_degree, int vpp_degree, std::int64_t micro_batch_num,
-                               int stage);
+// One list of operations per physical stage.
+using Program = std::vector<std::vector<Op>>;
 
-// True for schedules that split the backward into B (input gradient) and W (weight gradient).
+// The operations physical stage `stage` runs, in order. The shape must meet the schedule's
+// conditions (schedule_problems is empty).
+std::vector<Op> stage_program(const PipelineShape& shape, int stage);
+// Every stage's operations.
+Program schedule_program(const PipelineShape& shape);
+
+// True for schedules that run some weight gradients apart from their backward (zb_h1, zb_h2, zbv,
+// dualpipev).
 bool splits_weight_gradient(Schedule schedule);
+
+// What keeps a schedule from running a shape: a contract error code, the request field at fault and a
+// sentence a person can act on.
+struct ScheduleProblem {
+  std::string code;
+  std::string path;
+  std::string message;
+};
+// Every condition of the schedule that the degrees and micro batch count break (empty: it runs).
+// Degrees below 1 are left to the caller.
+std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape);
+// The same answer without the sentences: true when schedule_problems is empty (cheap, for hot paths).
+bool schedule_accepts(const PipelineShape& shape);
 
 }  // namespace ppb
