@@ -163,13 +163,14 @@ const runs = [
   ['import', { sapp }],
   ['import', transformer],
   ['import', { model: model() }],
-  ...['mindformers', 'megatron', 'chrome-trace'].map((to) => /** @type {[string, object]} */ (['export', {
+  ...['mindformers', 'megatron', 'chrome-trace', 'pytorch'].map((to) => /** @type {[string, object]} */ (['export', {
     model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, recompute: { layers: { full: [1, 2] } } }, export: { to },
   }])),
   ['export', {
     model: model(), pipeline: { pp_degree: 2, vpp_degree: 2, micro_batch_num: 4, schedule: 'interleaved_1f1b' },
     export: { to: 'mindformers' },
   }],
+  ['export', { model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev' }, export: { to: 'chrome-trace' } }],
 ];
 
 const responses = runs.map(([command, request, expected = 0]) => ({ command, expected, ...run(command, request) }));
@@ -221,7 +222,7 @@ const PARSERS = {
 
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
-const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'field_reader.cpp',
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'export_pytorch.cpp', 'field_reader.cpp',
                      'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_dualpipev.cpp', 'schedule_megatron.cpp',
                      'schedule_names.cpp', 'schedule_zero_bubble.cpp', 'simulate.cpp',
                      'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',

@@ -38,13 +38,16 @@ std::string stages_text(const std::vector<int>& stages) {
   return (stages.size() == 1 ? "virtual stage " : "virtual stages ") + list_text(stages);
 }
 
-// Per virtual stage values as MindFormers lists: [pp] when vpp = 1, else [vpp][pp], chunk-major.
-json framework_list(const std::vector<int>& per_virtual, int pp, int vpp) {
-  if (vpp == 1) return per_virtual;
+// Per virtual stage values as MindFormers lists: [pp] when vpp = 1, else [vpp][pp], entry [c][s]
+// the virtual stage chunk c holds on stage s (chunk-major c pp + s, or the V's under zbv and dualpipev).
+json framework_list(const std::vector<int>& per_virtual, const PipelineShape& shape) {
+  if (shape.vpp_degree == 1) return per_virtual;
   json out = json::array();
-  for (int c = 0; c < vpp; ++c)
-    out.push_back(std::vector<int>(per_virtual.begin() + static_cast<std::ptrdiff_t>(c) * pp,
-                                   per_virtual.begin() + static_cast<std::ptrdiff_t>(c + 1) * pp));
+  for (int c = 0; c < shape.vpp_degree; ++c) {
+    std::vector<int> row;
+    for (int s = 0; s < shape.pp_degree; ++s) row.push_back(per_virtual[static_cast<std::size_t>(shape.virtual_stage(s, c))]);
+    out.push_back(std::move(row));
+  }
   return out;
 }
 
@@ -167,12 +170,17 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
   if (plan.schedule != Schedule::one_f_one_b && plan.schedule != Schedule::interleaved_1f1b)
     notes.push_back(std::string("the plan's schedule ") + schedule_name(plan.schedule) +
                     " is not written out; MindFormers runs 1F1B (interleaved when pp_interleave_num > 1).");
+  if (is_v_shape(plan.schedule))
+    notes.push_back(std::string(schedule_name(plan.schedule)) +
+                    " places the chunks in a V (chunk 1 of stage s is virtual stage 2 pp - 1 - s); the [vpp][pp] lists "
+                    "follow that placement, while MindFormers' interleaved placement puts virtual stage pp + s there, "
+                    "so the same lists describe a different split under it.");
 
   ExportOutput out;
-  out.json = {{"offset", framework_list(offset, pp, vpp)},
-              {"recompute", framework_list(recompute, pp, vpp)},
-              {"select_recompute", framework_list(select, pp, vpp)},
-              {"select_comm_recompute", framework_list(select_comm, pp, vpp)},
+  out.json = {{"offset", framework_list(offset, plan)},
+              {"recompute", framework_list(recompute, plan)},
+              {"select_recompute", framework_list(select, plan)},
+              {"select_comm_recompute", framework_list(select_comm, plan)},
               {"pipeline_stage", pp},
               {"pp_interleave_num", vpp},
               {"num_layers", body},
@@ -353,7 +361,12 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
                     "--overlap-p2p-comm.");
   if (plan.schedule != Schedule::one_f_one_b && plan.schedule != Schedule::interleaved_1f1b)
     notes.push_back(std::string("the plan's schedule ") + schedule_name(plan.schedule) +
-                    " has no argument here; Megatron-LM runs 1F1B, interleaved when there are virtual stages.");
+                    " has no argument here; Megatron-LM runs 1F1B, interleaved when there are virtual stages (the "
+                    "PyTorch export writes this schedule's program as it was simulated).");
+  if (is_v_shape(plan.schedule))
+    notes.push_back(std::string(schedule_name(plan.schedule)) +
+                    " places virtual stage v >= pp on rank 2 pp - 1 - v (a V); Megatron-LM places it on rank v mod pp, "
+                    "so these arguments, written in model order, run the same layers per virtual stage on other ranks.");
 
   // Recompute: Megatron-LM takes one granularity for all layers; full recompute is either every
   // layer (uniform) or the first N layers of every model chunk (block N, transformer_block.py).

@@ -1,5 +1,5 @@
 // The `export` command: an estimate request plus {"export": {"to": ...}}; the plan is checked,
-// estimated and written out for MindFormers, Megatron-LM or as a Chrome trace.
+// estimated and written out for MindFormers, Megatron-LM, PyTorch pipelining or as a Chrome trace.
 #include <string>
 
 #include "command_support.hpp"
@@ -15,11 +15,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace"};
+constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace", "pytorch"};
 
 // The export target, or "" after reporting why there is none.
 std::string export_target(const json& document, Diagnostics& d) {
-  const std::string choices = "\"mindformers\", \"megatron\" or \"chrome-trace\"";
+  const std::string choices = "\"mindformers\", \"megatron\", \"chrome-trace\" or \"pytorch\"";
   if (!document.is_object()) return "";
   if (!document.contains("export")) {
     d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "the request needs \"export\": {\"to\": " + choices + "}.");
@@ -58,7 +58,8 @@ CommandOutput run_export(const json& document) {
     result["json"] = std::move(events);
   } else {
     ExportOutput out = target == "mindformers" ? export_mindformers(*plan, request.model)
-                                               : export_megatron(*plan, request.model);
+                       : target == "megatron"  ? export_megatron(*plan, request.model)
+                                               : export_pytorch(*plan);
     result["json"] = std::move(out.json);
     result["text"] = std::move(out.text);
   }

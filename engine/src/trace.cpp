@@ -37,14 +37,27 @@ json chrome_trace(const Estimate& e, const Model& model) {
   }
   for (const TimedOp& op : sim.timeline) {
     const std::string kind = op_name(op.kind);
-    events.push_back({{"name", kind + std::to_string(op.micro_batch)},
+    json args = {{"micro_batch", op.micro_batch}, {"virtual_stage", op.virtual_stage}, {"op", kind}};
+    std::string name = kind + std::to_string(op.micro_batch);
+    if (op.kind == OpKind::FB) {
+      // Both halves of the pair: the forward's micro batch and chunk, and the backward's.
+      name = "F";
+      name += std::to_string(op.micro_batch);
+      name += "&B";
+      name += std::to_string(op.backward_micro_batch);
+      args["backward_micro_batch"] = op.backward_micro_batch;
+      args["backward_virtual_stage"] = op.backward_virtual_stage;
+    }
+    // A B whose weight gradient runs apart computes only the input gradient.
+    if (op.kind == OpKind::B || op.kind == OpKind::FB) args["weight_apart"] = op.weight_apart;
+    events.push_back({{"name", std::move(name)},
                       {"cat", kind},
                       {"ph", "X"},
                       {"pid", 0},
                       {"tid", op.stage},
                       {"ts", us(op.start_ms)},
                       {"dur", us(op.end_ms - op.start_ms)},
-                      {"args", {{"micro_batch", op.micro_batch}, {"virtual_stage", op.virtual_stage}, {"op", kind}}}});
+                      {"args", std::move(args)}});
   }
   for (std::size_t s = 0; s < sim.stages.size(); ++s) {
     const auto& memory = sim.stages[s].memory;
@@ -71,6 +84,7 @@ json chrome_trace(const Estimate& e, const Model& model) {
             {"micro_batch_num", plan.micro_batch_num},
             {"schedule", schedule_name(plan.schedule)},
             {"step_time_ms", e.step_time_ms},
+            {"span_ms", e.span_ms},
             // Long simulations are traced up to limits::max_timeline_ops operations.
             {"timeline_truncated", sim.timeline_truncated},
             {"timeline_operations", sim.operations},

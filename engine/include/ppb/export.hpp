@@ -1,6 +1,6 @@
 // A plan written out in the settings of the frameworks that run it: MindFormers (offset and
-// per-stage recompute counts, as YAML) and Megatron-LM (command-line arguments, including the
-// pipeline layout string). What a framework cannot express is said in `notes`, never dropped
+// per-stage recompute counts, as YAML), Megatron-LM (command-line arguments, including the
+// pipeline layout string) and PyTorch pipelining (the schedule program as actions and CSV). What a framework cannot express is said in `notes`, never dropped
 // silently. Sources and mappings: docs/interop.md.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "ppb/model.hpp"
 #include "ppb/plan.hpp"
+#include "ppb/schedule.hpp"
 
 namespace ppb {
 
@@ -69,5 +70,17 @@ std::optional<std::vector<LayoutStage>> parse_megatron_layout(std::string_view l
 // are the "t" and "m" entries; "E" stands for the model's pinned-first layers and "L" for its
 // pinned-last layers.
 std::vector<int> stage_layers_from_layout(const std::vector<LayoutStage>& layout, const Model& model);
+
+// PyTorch's torch.distributed.pipelining: the program every rank runs, as the simulator ran it, in
+// _Action's text form with the stage index our virtual stage: "3F0" forward, "3I0" input gradient
+// (a B whose W runs apart), "3W0" weight gradient, "3B0" full backward, "(1F3;6B1)OVERLAP_F_B" an F&B
+// pair. json {"actions": [[...] per rank], "format": "compute_only", "num_stages", "stage_to_rank",
+// "notes"}; text the CSV (one row per rank, actions separated by commas) that
+// _PipelineScheduleRuntime._load_csv reads and torchtitan's pipeline_parallel_schedule_csv names.
+//
+// Example: 1f1b, pp 2, m 2: rank 0 "0F0,0F1,0B0,0B1", rank 1 "1F0,1B0,1F1,1B1".
+ExportOutput export_pytorch(const Plan& plan);
+// One operation in PyTorch's action text form (see export_pytorch).
+std::string pytorch_action(const Op& op);
 
 }  // namespace ppb
