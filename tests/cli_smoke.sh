@@ -22,7 +22,7 @@ status=0
 [ "$status" -eq 2 ] || fail "missing file exited $status, expected 2"
 # Every command's --help shows an example that works as written.
 export PATH="$(cd "$(dirname "$PPB")" && pwd):$PATH"
-for command in estimate balance search import export; do
+for command in estimate balance search import export compare; do
   "$PPB" "$command" --help | grep -q "^ppb $command FILE|-" || fail "$command --help"
   example=$("$PPB" "$command" --help | sed -n '/^Example/,$p' | sed 1d)
   out=$(cd "$ROOT" && bash -c "$example") || fail "$command --help example exited $?"

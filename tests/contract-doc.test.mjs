@@ -171,6 +171,7 @@ const runs = [
     export: { to: 'mindformers' },
   }],
   ['export', { model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev' }, export: { to: 'chrome-trace' } }],
+  ['compare', { model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 3 } }],
 ];
 
 const responses = runs.map(([command, request, expected = 0]) => ({ command, expected, ...run(command, request) }));
@@ -222,7 +223,7 @@ const PARSERS = {
 
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
-const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'export_pytorch.cpp', 'field_reader.cpp',
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'compare_command.cpp', 'compare.cpp', 'export_pytorch.cpp', 'field_reader.cpp',
                      'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_dualpipev.cpp', 'schedule_megatron.cpp',
                      'schedule_names.cpp', 'schedule_zero_bubble.cpp', 'simulate.cpp',
                      'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',

@@ -30,6 +30,7 @@ emscripten::val balance(const std::string& request) { return run("balance", requ
 emscripten::val search(const std::string& request) { return run("search", request); }
 emscripten::val import_model(const std::string& request) { return run("import", request); }
 emscripten::val export_plan(const std::string& request) { return run("export", request); }
+emscripten::val compare(const std::string& request) { return run("compare", request); }
 std::string engine_version() { return ppb::version(); }
 
 // Progress as JSON, so the worker reads one shape for every answer.
@@ -71,6 +72,7 @@ EMSCRIPTEN_BINDINGS(ppb) {
   emscripten::function("search", &search);
   emscripten::function("import", &import_model);
   emscripten::function("export", &export_plan);
+  emscripten::function("compare", &compare);
   emscripten::function("version", &engine_version);
   // A search in slices: the worker steps it, reports progress between slices and can stop it.
   emscripten::class_<ppb::SearchSession>("SearchSession")

@@ -28,7 +28,10 @@ Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/c
              candidates, the Pareto front of step time against peak memory, infeasible reasons
   import     a MindFormers/HyperParallel SAPP layer file or a "transformer" description in,
              a ppb.model.v1 document out
-  export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace"}
+  export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace" |
+             "pytorch"}
+  compare    an estimate request under every schedule: step, span, bubbles, largest peak, fits,
+             or why a schedule cannot run
 
 Examples:
   ppb estimate request.json --pretty
@@ -103,14 +106,28 @@ Example:
 )"},
     {"export", R"(ppb export FILE|-: estimate a plan and write it for another tool.
 
-Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace"}.
+Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace" | "pytorch"}.
 Result: {"to", "json", "text"}: MindFormers offset/recompute lists and YAML, Megatron-LM
-arguments and the command-line fragment, or a Chrome trace (open it in Perfetto).
+arguments and the command-line fragment, a Chrome trace (open it in Perfetto), or every rank's
+schedule as PyTorch pipelining actions and the CSV torch.distributed.pipelining loads.
 
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
          "pipeline": {"pp_degree": 2, "micro_batch_num": 4},
          "export": {"to": "megatron"}}' | ppb export - --pretty
+)"},
+    {"compare", R"(ppb compare FILE|-: the request's plan under every schedule, side by side.
+
+Request: as estimate; pipeline.schedule is not read. Each schedule runs with its own chunk count
+(2 for interleaved_1f1b unless vpp_degree is larger, for zbv and dualpipev; 1 for the others); the
+partition and recompute counts are kept where they fit that shape, else the even split is used.
+Result: {"schedules": [{"schedule", "vpp_degree", "runs", "problems", "partition_as_given",
+"feasible", "step_time_ms", "span_ms", "bubble_fraction", "bubble_span_fraction", "peak_mib",
+"peak_stage"}], "fastest", "fastest_by_span"} (figures null where a schedule cannot run).
+
+Example:
+  echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
+         "pipeline": {"pp_degree": 2, "micro_batch_num": 4}}' | ppb compare - --pretty
 )"},
 };
 

@@ -30,5 +30,6 @@ CommandOutput run_import(const nlohmann::json& document);
 CommandOutput run_export(const nlohmann::json& document);
 CommandOutput run_balance(const nlohmann::json& document);
 CommandOutput run_search(const nlohmann::json& document);
+CommandOutput run_compare(const nlohmann::json& document);
 
 }  // namespace ppb::detail

@@ -161,6 +161,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
         {"export", detail::run_export},
         {"balance", detail::run_balance},
         {"search", detail::run_search},
+        {"compare", detail::run_compare},
     };
     auto it = commands.find(command);
     if (it == commands.end()) {

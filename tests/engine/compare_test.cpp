@@ -1,0 +1,91 @@
+// Schedules side by side: every schedule a row, the ones that cannot run with their reasons, the
+// others with the figures an estimate of that schedule gives.
+#include "ppb/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ppb/commands.hpp"
+#include "ppb/estimate.hpp"
+#include "ppb/plan.hpp"
+
+namespace ppb {
+namespace {
+
+Request request_of(int pp, std::int64_t m) {
+  Request r;
+  for (int i = 0; i < 8; ++i) {
+    Layer l;
+    l.name = "decoder";
+    l.forward_ms = 1;
+    l.backward_ms = 2;
+    l.weight_backward_ms = 1;
+    l.activation_mib = 10;
+    l.other_static_mib = 100;
+    r.model.layers.push_back(l);
+  }
+  r.pipeline.pp_degree = pp;
+  r.pipeline.micro_batch_num = m;
+  return r;
+}
+
+// pp 4, m 6: dualpipev needs m >= 8 and interleaved_1f1b m a multiple of 4, so both say why; the
+// others run, each with the figures of its own estimate, and every row of one chunk keeps the
+// request's even split.
+TEST(Compare, EverySchedulePresentWithReasonsOrFigures) {
+  Request r = request_of(4, 6);
+  r.device.memory_limit_mib = 100 * 2 + 10 * 2 * 4 + 1;  // stage 0 of 1f1b: 2 layers, 4 in flight
+  const auto rows = compare_schedules(r);
+  ASSERT_EQ(rows.size(), all_schedules.size());
+  for (const auto& row : rows) {
+    const bool excluded = row.schedule == Schedule::dualpipev || row.schedule == Schedule::interleaved_1f1b;
+    EXPECT_EQ(row.runs, !excluded) << schedule_name(row.schedule);
+    if (!row.runs) {
+      ASSERT_EQ(row.problems.size(), 1u);
+      EXPECT_EQ(row.problems[0].code, row.schedule == Schedule::dualpipev ? "MICRO_BATCH_TOO_FEW" : "MICRO_BATCH_NOT_MULTIPLE");
+      continue;
+    }
+    Request own = r;
+    own.pipeline.schedule = row.schedule;
+    own.pipeline.vpp_degree = row.vpp_degree;
+    Diagnostics d;
+    const auto plan = resolve_plan(own, d);
+    ASSERT_TRUE(plan) << schedule_name(row.schedule);
+    const Estimate e = estimate(own.model, own.device, *plan, false);
+    EXPECT_DOUBLE_EQ(row.step_time_ms, e.step_time_ms);
+    EXPECT_DOUBLE_EQ(row.span_ms, e.span_ms);
+    EXPECT_DOUBLE_EQ(row.bubble_span_fraction, e.bubble_span_fraction);
+    EXPECT_EQ(row.feasible, e.feasible);
+    EXPECT_TRUE(row.partition_as_given);
+  }
+  // By hand: 1f1b (m + pp - 1)(F + B) = 9 x 6 = 54 ms with 2 layers a stage; its stage 0 holds 4 micro
+  // batches of 20 MiB beside 200 MiB static: 280 MiB, within the 281 MiB limit; gpipe holds all 6.
+  EXPECT_DOUBLE_EQ(rows[1].step_time_ms, 54.0);
+  EXPECT_DOUBLE_EQ(rows[1].peak_mib, 280.0);
+  EXPECT_TRUE(rows[1].feasible);
+  EXPECT_DOUBLE_EQ(rows[0].peak_mib, 200.0 + 6 * 20.0);
+  EXPECT_FALSE(rows[0].feasible);
+}
+
+// A stated partition for four virtual stages cannot carry over to the two-chunk schedules: they use
+// the even split and say so; the response names the fastest feasible schedule.
+TEST(Compare, PartitionKeptWhereItFitsAndCommandAnswers) {
+  Request r = request_of(4, 8);
+  r.pipeline.partition_form = PartitionForm::stage_layers;
+  r.pipeline.partition = {2, 2, 2, 2};
+  for (const auto& row : compare_schedules(r)) {
+    EXPECT_TRUE(row.runs) << schedule_name(row.schedule);
+    EXPECT_EQ(row.partition_as_given, row.vpp_degree == 1) << schedule_name(row.schedule);
+  }
+  const auto out = run_command("compare", R"({"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
+      "pipeline": {"pp_degree": 2, "micro_batch_num": 4}})");
+  const auto response = nlohmann::json::parse(out.json);
+  ASSERT_EQ(response["ok"], true);
+  ASSERT_EQ(response["result"]["schedules"].size(), all_schedules.size());
+  EXPECT_EQ(response["result"]["schedules"][6]["runs"], true);  // dualpipev: m 4 = 2 pp
+  EXPECT_TRUE(response["result"]["fastest"].is_string());
+}
+
+}  // namespace
+}  // namespace ppb
