@@ -368,7 +368,7 @@ async function main() {
     'time: below 1.5 is the target.',
     '',
     '- simulate: `estimate` of uniform stages (F 1 ms, B 2 ms, W 1 ms, 0.01 ms per transfer), as',
-    '  `BM_Simulate` / `BM_SimulateZeroBubble`, pp 8, 16, 64 x m 32, 256, 1024 x vpp 1, 2 (pp 64, m 32,',
+    '  `BM_Simulate` / `BM_SimulateSchedule` (zb_h1 there), pp 8, 16, 64 x m 32, 256, 1024 x vpp 1, 2 (pp 64, m 32,',
     '  vpp 2 is no plan: interleaving needs m to be a multiple of pp); "ops" counts the simulated F, B',
     '  and W operations.',
     '- balance: `balance` of `BM_Balance`\'s model (heavy pinned embedding and head, decoders with',

@@ -336,7 +336,7 @@ Request parse_request(const json& document, Diagnostics& d) {
       if (auto s = schedule_from_name(*schedule)) p.schedule = *s;
       else
         d.error("SCHEDULE_UNKNOWN", "/pipeline/schedule",
-                "schedule " + quoted_input(*schedule) + " is not known; use gpipe, 1f1b, interleaved_1f1b or zb_h1.");
+                "schedule " + quoted_input(*schedule) + " is not known; use " + schedule_name_list() + ".");
     }
     p.allow_empty_stages = f.boolean("allow_empty_stages").value_or(false);
     p.include_timeline = f.boolean("include_timeline").value_or(false);

@@ -41,6 +41,11 @@ std::optional<SearchCandidate> rule_out(const SearchProblem& problem, const Sear
     return ruled_out(combination, "micro_batch_num is not a multiple of pp_degree (interleaved_1f1b)",
                      "interleaved_1f1b needs micro_batch_num (" + std::to_string(shape.micro_batch_num) +
                          ") to be a multiple of pp_degree (" + std::to_string(shape.pp_degree) + ")");
+  // DualPipeV.step asserts num_chunks >= 2 x num_ranks (schedule.hpp's schedule_problems).
+  if (shape.schedule == Schedule::dualpipev && shape.micro_batch_num < 2LL * shape.pp_degree)
+    return ruled_out(combination, "micro_batch_num below 2 x pp_degree (dualpipev)",
+                     "dualpipev needs micro_batch_num (" + std::to_string(shape.micro_batch_num) +
+                         ") of at least 2 x pp_degree (" + std::to_string(2LL * shape.pp_degree) + ")");
   if (virtual_stages * shape.micro_batch_num > limits::max_simulated_pairs)
     return ruled_out(
         combination, "above the simulation cap",

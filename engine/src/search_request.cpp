@@ -139,7 +139,7 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
           space.schedules.push_back(*schedule);
       } else {
         d.error("SCHEDULE_UNKNOWN", at,
-                "schedule " + quoted_input(*name) + " is not known; use gpipe, 1f1b, interleaved_1f1b or zb_h1.");
+                "schedule " + quoted_input(*name) + " is not known; use " + schedule_name_list() + ".");
       }
     }
   }

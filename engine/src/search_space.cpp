@@ -14,7 +14,10 @@ std::string vpp_rule_broken(int vpp_degree, Schedule schedule) {
     case Schedule::interleaved_1f1b: return vpp_degree > 1 ? "" : "interleaved_1f1b needs vpp_degree of 2 or more";
     case Schedule::gpipe:
     case Schedule::one_f_one_b:
-    case Schedule::zb_h1: return vpp_degree == 1 ? "" : "vpp_degree above 1 needs interleaved_1f1b";
+    case Schedule::zb_h1:
+    case Schedule::zb_h2: return vpp_degree == 1 ? "" : "vpp_degree above 1 needs interleaved_1f1b";
+    case Schedule::zbv:
+    case Schedule::dualpipev: return vpp_degree == 2 ? "" : "zbv and dualpipev run exactly two chunks per stage (vpp_degree 2)";
   }
   return "";
 }
