@@ -1,6 +1,8 @@
 // DOM helpers for the page: elements built from tag, attributes and children, text always as text nodes
 // (never innerHTML), and file downloads through blob URLs.
 
+import { t } from './i18n.js';
+
 /**
  * @typedef {{class?: string, text?: string, attrs?: Record<string, string | number | boolean | null | undefined>,
  *            data?: Record<string, string | number>, on?: Record<string, EventListener>}} ElementOptions
@@ -87,7 +89,7 @@ export async function copyWithFeedback(button, content, field) {
   const label = button.dataset.label ?? button.textContent ?? '';
   button.dataset.label = label;
   const ok = await copyText(content, field);
-  button.textContent = ok ? 'Copied' : field ? 'Selected: press Ctrl+C' : 'Copy failed';
+  button.textContent = t(ok ? 'Copied' : field ? 'Selected: press Ctrl+C' : 'Copy failed');
   setTimeout(() => { button.textContent = label; }, 1500);
 }
 

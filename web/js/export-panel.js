@@ -51,16 +51,16 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
   async function exportChart(chart, format) {
     const svg = document.querySelector(`svg#${chart}`);
     if (!(svg instanceof SVGSVGElement)) {
-      banners.show('export', 'info', 'That chart has nothing to export yet.');
+      banners.show('export', 'info', t('That chart has nothing to export yet.'));
       return;
     }
     try {
       // The chart's view heading and the model: what the picture is, once it is out of the page.
       const heading = svg.closest('.view')?.querySelector('h2')?.textContent?.trim() ?? chart;
-      const title = `${heading} · ${getName() || 'PPB plan'}`;
+      const title = `${heading} · ${getName() || t('PPB plan')}`;
       download(format === 'svg' ? svgBlob(svg, title) : await pngBlob(svg, title), `${fileName(getName())}-${chart}.${format}`);
     } catch (error) {
-      banners.show('export', 'error', `The ${format.toUpperCase()} could not be made: ${error instanceof Error ? error.message : error}`);
+      banners.show('export', 'error', t('The {format} could not be made: {reason}', { format: format.toUpperCase(), reason: error instanceof Error ? error.message : String(error) }));
     }
   }
 

@@ -472,4 +472,10 @@ export const ZH = {
     '这个模型太大，无法放进分享链接（{size}）。在本标签页中刷新或后退都会保留你的工作；但这个地址只在本标签页有效。要在别处保存或发给别人，请使用 导出 → 状态文件。',
   'This model is too large for a share link ({size}) and this tab could not keep it: a reload shows the default example. Save your work with Export → State file.':
     '这个模型太大，无法放进分享链接（{size}），本标签页也无法保存它：刷新后会显示默认示例。请用 导出 → 状态文件 保存你的工作。',
+
+  // ---- copying and exports ----
+  'Selected: press Ctrl+C': '已选中：请按 Ctrl+C',
+  'Copy failed': '复制失败',
+  'That chart has nothing to export yet.': '这个图还没有可导出的内容。',
+  'The {format} could not be made: {reason}': '无法生成 {format}：{reason}',
 };
