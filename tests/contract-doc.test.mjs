@@ -159,6 +159,15 @@ const runs = [
     search: { pp_degree: { min: 2, max: 4, factor: 2 }, micro_batch_num: { min: 4, max: 8, step: 4 }, schedule: ['zb_h1'],
               recompute_options: ['full'], max_candidates: 100, time_budget_ms: 60000, candidate_time_ms: 50 },
   }],
+  // Nothing fits: static memory alone is over the limit, so both explain why and what would fit.
+  ['balance', {
+    model: model(), device: { memory_limit_mib: 300 }, pipeline: { pp_degree: 2, micro_batch_num: 8 },
+    balance: { recompute_options: [] },
+  }],
+  ['search', {
+    model: model(), device: { memory_limit_mib: 300 }, training: { dp_degree: 1 },
+    search: { pp_degree: [1, 2], micro_batch_num: [8], recompute_options: [] },
+  }],
   ['import', sapp],
   ['import', { sapp }],
   ['import', transformer],
@@ -232,7 +241,9 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp'
                      'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp',
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
-                     'search_session.cpp', 'search_space.cpp',
+                     'search_session.cpp', 'search_space.cpp', 'shape_rules.cpp',
+                     // why no plan fits, from parsed values, and its writer
+                     'infeasibility.cpp', 'infeasibility_response.cpp',
                      // the list of option names balance_command.cpp and search_request.cpp find
                      'recompute_option_list.cpp'];
 

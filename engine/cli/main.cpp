@@ -24,8 +24,9 @@ Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/c
   balance    PPB: the partition and recompute with the lowest simulated step time that fit memory,
              beside the even split ("baseline"); "balance": {"mode": "offset", "offset_range": k}
              ranks every layer_offset within +-k instead
-  search     pp_degree x vpp_degree x micro_batch_num x schedule, each balanced by PPB: ranked
-             candidates, the Pareto front of step time against peak memory, infeasible reasons
+  search     pp_degree x vpp_degree x micro_batch_num x schedule, each balanced by PPB: candidates
+             ranked by throughput, the Pareto front against peak memory, why the first wins,
+             infeasible reasons and, when nothing fits, what would
   import     a MindFormers/HyperParallel SAPP layer file or a "transformer" description in,
              a ppb.model.v1 document out
   export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace" |
@@ -71,7 +72,9 @@ Request: as estimate (its partition and recompute are ignored), plus
   "device": {"memory_limit_mib": N}, "balance": {"recompute_options": ["full", "selective"],
   "time_budget_ms": 2000, "tolerance": 0, "mode": "optimal" | "offset", "offset_range": k}
 Result: the estimate of the chosen plan, "baseline" (the even split), "gain", "method"
-(proven_optimal, lower_bound_ms, within_tolerance), and in offset mode the ranked "offsets".
+(proven_optimal, lower_bound_ms, within_tolerance), "infeasibility" (when the plan does not fit:
+why, and the pp_degree, recompute option or memory that would), and in offset mode the ranked
+"offsets".
 
 Example:
   echo '{"model": {"layers": [{"name": "emb", "pin": "first", "forward_ms": 6},
@@ -83,11 +86,13 @@ Example:
 
 Request: as balance, plus "search": {"pp_degree": [..] | {"min", "max", "step" | "factor"},
   "vpp_degree", "micro_batch_num", "schedule": [..], "recompute_options", "top_k",
-  "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by": "step_time" |
-  "time_per_sample"}; with "training": {"world_size", "global_batch_size", "micro_batch_size",
-  "tp_degree", "cp_degree", "ep_degree"} micro_batch_num follows dp_degree = world_size / (pp x tp x cp).
-Result: candidates (feasible first by step time, or by time per sample with rank_by), pareto
-(indices), counts, infeasible_groups, skipped_groups, elapsed_ms, rank_by, partial.
+  "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by": "throughput" |
+  "time_per_sample" | "step_time"}; with the cluster, "training": {"world_size", "global_batch_size",
+  "micro_batch_size", "tp_degree", "cp_degree", "ep_degree"}, dp_degree = world_size / (pp x tp x cp)
+  and micro_batch_num follow for every pp_degree. A vpp_degree pairs only with the schedules that run it.
+Result: candidates (feasible first by throughput with a cluster, by time per sample without one),
+pareto (indices), best (why the first wins and how far the next is), infeasibility (when nothing
+fits: why, and what would), counts, infeasible_groups, skipped_groups, elapsed_ms, rank_by, partial.
 
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 16, "forward_ms": 1, "static_mib": 1000}]},

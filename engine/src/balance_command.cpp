@@ -6,6 +6,7 @@
 
 #include "command_support.hpp"
 #include "field_reader.hpp"
+#include "infeasibility_response.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/balance_session.hpp"
 #include "ppb/io.hpp"
@@ -151,6 +152,9 @@ CommandOutput offset_response(const BalanceRequest& in) {
                       {"gain_ms", baseline.step_time_ms - c.estimate.step_time_ms}});
   }
   result["offsets"] = ranked;
+  result["infeasibility"] =
+      infeasibility_json(explain_infeasibility(request.model, request.device, in.shape, settings.recompute_options,
+                                               request.pipeline.allow_empty_stages, request.components, best, nullptr));
   const std::string budget = number_text(settings.time_budget_ms);
   json notes = json::array();
   if (stop == OffsetSearchStop::max_candidates)
@@ -178,6 +182,9 @@ CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& fo
   const Estimate baseline = estimate(request.model, request.device, in.shape, false, request.components);
   const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
   json result = estimate_json(best, request.model, timeline);
+  result["infeasibility"] =
+      infeasibility_json(explain_infeasibility(request.model, request.device, in.shape, in.options.recompute_options,
+                                               in.options.allow_empty_stages, request.components, best, &found));
   result["gain"] = gain_json(best, baseline);
   result["baseline"] = estimate_json(baseline, request.model, false);
   result["method"] = {

@@ -35,11 +35,48 @@ SearchProgress Search::step(double slice_ms) {
   return {done, total, done >= total || budget_hit_};
 }
 
+RankBy Search::rank_by() const {
+  return settings_.rank_by.value_or(enumeration_.stated.cluster ? RankBy::throughput : RankBy::time_per_sample);
+}
+
+// Explained for the balanced candidate closest to fitting (the first infeasible one ranked); larger
+// pp_degrees are tried as the space would have them, coupled to the cluster when it is.
+std::optional<Infeasibility> Search::explain_none_fits(const std::vector<std::size_t>& ranked) const {
+  for (std::size_t i : ranked) {
+    const SearchCandidate& c = evaluated_[i];
+    if (c.feasible) return std::nullopt;
+    if (!c.figures) continue;
+    BalanceOptions options;
+    options.recompute_options = problem_.recompute_options;
+    options.allow_empty_stages = problem_.allow_empty_stages;
+    options.components = problem_.components;
+    const PipelineShape& shape = c.combination.shape;
+    const auto other_pp_degree = [&](int pp_degree) -> std::optional<PipelineShape> {
+      SearchSpace one = enumeration_.stated;
+      one.pp_degrees = {pp_degree};
+      one.vpp_degrees = {shape.vpp_degree};
+      one.schedules = {shape.schedule};
+      if (!one.cluster) one.micro_batch_nums = {shape.micro_batch_num};
+      const SearchEnumeration e = enumerate_search_space(one, 1);
+      if (e.combinations.empty()) return std::nullopt;
+      return e.combinations.front().shape;
+    };
+    return explain_infeasibility(problem_.model, problem_.device, shape, options, c.figures->peak_mib,
+                                 c.figures->none_fits_proven, other_pp_degree);
+  }
+  return std::nullopt;
+}
+
 SearchResult Search::result(bool cancelled) const {
   SearchResult out;
-  const SearchSelection selection = select_candidates(evaluated_, settings_.rank_by, settings_.top_k);
+  out.rank_by = rank_by();
+  const SearchSelection selection = select_candidates(evaluated_, out.rank_by, settings_.top_k);
   for (std::size_t i : selection.shown) out.candidates.push_back(evaluated_[i]);
   out.pareto = selection.pareto;
+  std::vector<std::size_t> shown_order(out.candidates.size());
+  for (std::size_t i = 0; i < shown_order.size(); ++i) shown_order[i] = i;
+  out.best = explain_best(out.candidates, shown_order, out.rank_by, problem_.device.memory_limit_mib);
+  if (!out.best) out.infeasibility = explain_none_fits(rank_candidates(evaluated_, out.rank_by));
   std::map<std::string, std::int64_t> groups;
   for (const SearchCandidate& c : evaluated_) {
     if (c.feasible)
@@ -55,7 +92,6 @@ SearchResult Search::result(bool cancelled) const {
   out.counts.infeasible = out.counts.evaluated - out.counts.feasible;
   out.counts.shown = static_cast<std::int64_t>(out.candidates.size());
   out.elapsed_ms = elapsed_ms_;
-  out.rank_by = settings_.rank_by;
   // A cancel after the last combination cut nothing: the result is whole.
   const bool unfinished = evaluated_.size() < enumeration_.combinations.size();
   out.partial = budget_hit_ || unfinished || enumeration_.over_limit;

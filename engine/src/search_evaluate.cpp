@@ -7,7 +7,9 @@
 
 #include "ppb/balance.hpp"
 #include "ppb/estimate.hpp"
+#include "ppb/infeasibility.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/shape_rules.hpp"
 
 namespace ppb {
 
@@ -32,25 +34,13 @@ std::optional<SearchCandidate> rule_out(const SearchProblem& problem, const Sear
   const Model& model = problem.model;
   const PipelineShape& shape = combination.shape;
   const std::int64_t virtual_stages = shape.virtual_stages();
-  const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
+  const std::int64_t units = splittable_units(model);
   if (virtual_stages > units && !problem.allow_empty_stages)
     return ruled_out(
         combination, "more virtual stages than the model has layers to split",
         std::to_string(virtual_stages) + " virtual stages, but the model splits into at most " + std::to_string(units));
-  if (shape.schedule == Schedule::interleaved_1f1b && shape.micro_batch_num % shape.pp_degree != 0)
-    return ruled_out(combination, "micro_batch_num is not a multiple of pp_degree (interleaved_1f1b)",
-                     "interleaved_1f1b needs micro_batch_num (" + std::to_string(shape.micro_batch_num) +
-                         ") to be a multiple of pp_degree (" + std::to_string(shape.pp_degree) + ")");
-  // DualPipeV.step asserts num_chunks >= 2 x num_ranks (schedule.hpp's schedule_problems).
-  if (shape.schedule == Schedule::dualpipev && shape.micro_batch_num < 2LL * shape.pp_degree)
-    return ruled_out(combination, "micro_batch_num below 2 x pp_degree (dualpipev)",
-                     "dualpipev needs micro_batch_num (" + std::to_string(shape.micro_batch_num) +
-                         ") of at least 2 x pp_degree (" + std::to_string(2LL * shape.pp_degree) + ")");
-  if (virtual_stages * shape.micro_batch_num > limits::max_simulated_pairs)
-    return ruled_out(
-        combination, "above the simulation cap",
-        "pp_degree x vpp_degree x micro_batch_num = " + std::to_string(virtual_stages * shape.micro_batch_num) +
-            " exceeds the cap of " + std::to_string(limits::max_simulated_pairs));
+  // The search enumerates only shapes that meet these; a C++ caller may pass any.
+  if (auto broken = shape_rule_broken(shape)) return ruled_out(combination, broken->group, broken->reason);
   for (const auto& component : problem.components)
     if ((component.step_ms.size() > 1 && component.step_ms.size() != static_cast<std::size_t>(shape.pp_degree)) ||
         (component.memory_mib.size() > 1 && component.memory_mib.size() != static_cast<std::size_t>(shape.pp_degree)))
@@ -93,7 +83,8 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   f.imbalance_max_minus_min_ms = e.imbalance_max_minus_min_ms;
   f.proven_optimal = found.proven_optimal;
   f.within_tolerance = found.within_tolerance;
-  if (combination.dp_degree) f.throughput_samples_per_s = samples / (e.step_time_ms / 1000.0);
+  f.throughput_samples_per_s = samples / (e.step_time_ms / 1000.0);
+  f.none_fits_proven = balance_proves_none_fits(found);
   // The even split without recompute, when that plan is valid.
   Plan even(shape);
   even.stage_layers = even_stage_layers(model, shape.virtual_stages());
@@ -101,8 +92,18 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   if (problem.allow_empty_stages ||
       std::none_of(even.stage_layers.begin(), even.stage_layers.end(), [](int n) { return n == 0; })) {
     const Estimate base = estimate(model, problem.device, even, false, problem.components);
-    f.even_split = EvenSplitFigures{base.step_time_ms, base.feasible};
+    f.even_split = EvenSplitFigures{base.step_time_ms, base.feasible, 0};
+    for (const auto& s : base.stages) f.even_split->peak_mib = std::max(f.even_split->peak_mib, s.memory.peak_mib);
   }
+  // A gain over a plan that does not run means nothing: it is given only where the even split fits.
+  if (!f.even_split)
+    f.gain_note = "the even split would leave a virtual stage empty";
+  else if (!f.even_split->feasible)
+    f.gain_note = "the even split does not fit: its largest stage needs " +
+                  std::to_string(std::llround(f.even_split->peak_mib)) + " MiB, limit " +
+                  std::to_string(std::llround(problem.device.memory_limit_mib.value_or(0))) + " MiB";
+  else
+    f.gain_ms = f.even_split->step_time_ms - f.step_time_ms;
   out.figures = std::move(f);
   if (!e.feasible) {
     std::vector<int> over_stages;

@@ -9,6 +9,7 @@
 #include "ppb/io.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/plan.hpp"
+#include "ppb/shape_rules.hpp"
 #include "recompute_option_list.hpp"
 
 namespace ppb::detail {
@@ -105,8 +106,9 @@ SearchSettings read_settings(FieldReader& section, double& candidate_time_ms, Di
     else
       d.error("RANK_BY_UNKNOWN", section.at("rank_by"),
               "rank_by is " + quoted_input(*name) +
-                  "; it must be \"step_time\" (the default) or \"time_per_sample\" (step time over micro_batch_num x "
-                  "micro_batch_size x dp_degree, to compare candidates that process different batches).");
+                  "; it must be \"throughput\" (samples per second, the default with training.world_size), "
+                  "\"time_per_sample\" (step time over micro_batch_num x micro_batch_size x dp_degree, the default "
+                  "without it) or \"step_time\".");
   }
   settings.max_candidates = section.integer("max_candidates", count).value_or(settings.max_candidates);
   settings.time_budget_ms = section.number("time_budget_ms", budget).value_or(settings.time_budget_ms);
@@ -114,18 +116,62 @@ SearchSettings read_settings(FieldReader& section, double& candidate_time_ms, Di
   return settings;
 }
 
+// A vpp_degree pairs only with the schedules that run it. Without a vpp_degree list each schedule
+// gets its own; with one, a listed value or schedule that pairs with nothing is left out with a
+// warning, and nothing at all to pair is an error.
+void pair_vpp_with_schedules(FieldReader& section, const std::optional<std::vector<std::int64_t>>& listed,
+                             const std::vector<std::size_t>& schedule_index, SearchSpace& space, Diagnostics& d) {
+  if (!listed) {
+    if (section.has("vpp_degree")) return;  // reported
+    space.vpp_degrees.clear();
+    for (Schedule s : space.schedules) space.vpp_degrees.push_back(default_vpp_degree(s));
+    std::sort(space.vpp_degrees.begin(), space.vpp_degrees.end());
+    space.vpp_degrees.erase(std::unique(space.vpp_degrees.begin(), space.vpp_degrees.end()), space.vpp_degrees.end());
+    return;
+  }
+  space.vpp_degrees = as_ints(*listed);
+  if (space.schedules.empty()) return;  // reported
+  std::string unpaired, why;
+  for (int vpp : space.vpp_degrees) {
+    bool runs = false;
+    for (Schedule s : space.schedules) runs = runs || !vpp_rule_broken(vpp, s);
+    if (runs) continue;
+    unpaired += (unpaired.empty() ? "" : ", ") + std::to_string(vpp);
+    if (why.empty()) why = vpp_rule_broken(vpp, space.schedules.front())->reason;
+  }
+  if (!unpaired.empty())
+    d.warning("IGNORED_FIELD", section.at("vpp_degree"),
+              "vpp_degree " + unpaired + " runs with none of the listed schedules and was left out: " + why + ".");
+  bool any_pair = false;
+  for (std::size_t k = 0; k < space.schedules.size(); ++k) {
+    bool runs = false;
+    for (int vpp : space.vpp_degrees) runs = runs || !vpp_rule_broken(vpp, space.schedules[k]);
+    any_pair = any_pair || runs;
+    if (!runs && k < schedule_index.size())
+      d.warning("IGNORED_FIELD", section.at("schedule") + "/" + std::to_string(schedule_index[k]),
+                std::string(schedule_name(space.schedules[k])) +
+                    " runs with none of the listed vpp_degree values and was left out: " +
+                    vpp_rule_broken(space.vpp_degrees.front(), space.schedules[k])->reason + ".");
+  }
+  if (!any_pair)
+    d.error("SEARCH_EMPTY", section.at("vpp_degree"),
+            "no listed vpp_degree runs with a listed schedule: each schedule runs its own (1; 2 or more for "
+            "interleaved_1f1b; 2 for zbv and dualpipev); list vpp_degree values for the schedules, or leave "
+            "vpp_degree out.");
+}
+
 // The dimensions of the space and its coupling to the cluster.
 SearchSpace read_space(const json& document, FieldReader& section, const Request& request, Diagnostics& d) {
   SearchSpace space;
   const Model& model = request.model;
-  const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
+  const std::int64_t units = splittable_units(model);
   if (auto v = read_dimension(section, "pp_degree", {1, limits::max_pp_degree, "PP_DEGREE_LIMIT"}, d))
     space.pp_degrees = as_ints(*v);
   else if (!section.has("pp_degree"))
     for (std::int64_t p = 1; p <= std::min<std::int64_t>(units, 64); p *= 2)
       space.pp_degrees.push_back(static_cast<int>(p));
-  if (auto v = read_dimension(section, "vpp_degree", {1, limits::max_vpp_degree, "VPP_DEGREE_LIMIT"}, d))
-    space.vpp_degrees = as_ints(*v);
+  const auto vpp_degrees = read_dimension(section, "vpp_degree", {1, limits::max_vpp_degree, "VPP_DEGREE_LIMIT"}, d);
+  std::vector<std::size_t> schedule_index;  // where each schedule is first listed
   if (const json* list = section.array("schedule", "schedule names")) {
     space.schedules.clear();
     if (list->empty())
@@ -135,14 +181,17 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
       const auto name = read_string((*list)[i], at, "schedule[" + std::to_string(i) + "]", d);
       if (!name) continue;
       if (auto schedule = schedule_from_name(*name)) {
-        if (std::find(space.schedules.begin(), space.schedules.end(), *schedule) == space.schedules.end())
+        if (std::find(space.schedules.begin(), space.schedules.end(), *schedule) == space.schedules.end()) {
           space.schedules.push_back(*schedule);
+          schedule_index.push_back(i);
+        }
       } else {
         d.error("SCHEDULE_UNKNOWN", at,
                 "schedule " + quoted_input(*name) + " is not known; use " + schedule_name_list() + ".");
       }
     }
   }
+  pair_vpp_with_schedules(section, vpp_degrees, schedule_index, space, d);
   // Coupling to the cluster: dp = world_size / (pp x tp x cp), m = global batch / (micro batch x dp).
   // training and parallel are the request parser's (and the transformer generator's) sections; only
   // the search's fields are read here.

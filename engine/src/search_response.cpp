@@ -1,6 +1,7 @@
 // The search result as JSON.
 #include "search_response.hpp"
 
+#include "infeasibility_response.hpp"
 #include "ppb/plan.hpp"
 
 namespace ppb::detail {
@@ -26,6 +27,17 @@ json plan_json(const Plan& plan, const Model& model) {
           {"recompute_counts", counts}};
 }
 
+json best_json(const std::optional<BestCandidate>& best) {
+  if (!best) return nullptr;
+  return {{"candidate", best->candidate},
+          {"runner_up", best->runner_up ? json(*best->runner_up) : json(nullptr)},
+          {"value", best->value},
+          {"runner_up_value", best->runner_up_value ? json(*best->runner_up_value) : json(nullptr)},
+          {"lead_fraction", best->lead_fraction ? json(*best->lead_fraction) : json(nullptr)},
+          {"headroom_mib", best->headroom_mib ? json(*best->headroom_mib) : json(nullptr)},
+          {"reasons", best->reasons}};
+}
+
 }  // namespace
 
 json search_candidate_json(const SearchCandidate& c, const Model& model) {
@@ -41,7 +53,7 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
     static const char* const figures_of_a_plan[] = {
         "step_time_ms", "time_per_sample_ms", "peak_mib",         "bubble_fraction",          "imbalance",
         "plan",         "proven_optimal",     "within_tolerance", "throughput_samples_per_s", "even_split",
-        "gain_ms"};
+        "gain_ms",      "gain_note"};
     for (const char* key : figures_of_a_plan) out[key] = nullptr;
     return out;
   }
@@ -54,14 +66,13 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
   out["plan"] = plan_json(f.plan, model);
   out["proven_optimal"] = f.proven_optimal;
   out["within_tolerance"] = f.within_tolerance ? json(*f.within_tolerance) : json(nullptr);
-  out["throughput_samples_per_s"] = f.throughput_samples_per_s ? json(*f.throughput_samples_per_s) : json(nullptr);
-  if (f.even_split) {
-    out["even_split"] = {{"step_time_ms", f.even_split->step_time_ms}, {"feasible", f.even_split->feasible}};
-    out["gain_ms"] = f.even_split->step_time_ms - f.step_time_ms;
-  } else {
-    out["even_split"] = nullptr;
-    out["gain_ms"] = nullptr;
-  }
+  out["throughput_samples_per_s"] = f.throughput_samples_per_s;
+  out["even_split"] = f.even_split ? json{{"step_time_ms", f.even_split->step_time_ms},
+                                          {"feasible", f.even_split->feasible},
+                                          {"peak_mib", f.even_split->peak_mib}}
+                                   : json(nullptr);
+  out["gain_ms"] = f.gain_ms ? json(*f.gain_ms) : json(nullptr);
+  out["gain_note"] = f.gain_note.empty() ? json(nullptr) : json(f.gain_note);
   return out;
 }
 
@@ -79,6 +90,8 @@ json search_result_json(const SearchResult& r, const Model& model) {
             {"shown", r.counts.shown}}},
           {"infeasible_groups", reasons_json(r.infeasible_groups)},
           {"skipped_groups", reasons_json(r.skipped_groups)},
+          {"best", best_json(r.best)},
+          {"infeasibility", infeasibility_json(r.infeasibility)},
           {"elapsed_ms", r.elapsed_ms},
           {"rank_by", rank_by_name(r.rank_by)},
           {"partial", r.partial},

@@ -4,28 +4,13 @@
 
 #include <map>
 
+#include "ppb/shape_rules.hpp"
+
 namespace ppb {
-
-namespace {
-
-// Why a vpp_degree and a schedule cannot pair, or empty when they can.
-std::string vpp_rule_broken(int vpp_degree, Schedule schedule) {
-  switch (schedule) {
-    case Schedule::interleaved_1f1b: return vpp_degree > 1 ? "" : "interleaved_1f1b needs vpp_degree of 2 or more";
-    case Schedule::gpipe:
-    case Schedule::one_f_one_b:
-    case Schedule::zb_h1:
-    case Schedule::zb_h2: return vpp_degree == 1 ? "" : "vpp_degree above 1 needs interleaved_1f1b";
-    case Schedule::zbv:
-    case Schedule::dualpipev: return vpp_degree == 2 ? "" : "zbv and dualpipev run exactly two chunks per stage (vpp_degree 2)";
-  }
-  return "";
-}
-
-}  // namespace
 
 SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t max_combinations) {
   SearchEnumeration out;
+  out.stated = space;
   std::map<std::string, std::int64_t> skipped;
   const std::int64_t free_counts = static_cast<std::int64_t>(space.micro_batch_nums.size());
   for (int pp : space.pp_degrees)
@@ -35,9 +20,10 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           std::int64_t micro_batch_num;
           std::optional<std::int64_t> dp_degree;
         };
+        if (vpp_rule_broken(vpp, schedule)) continue;  // not a combination
         std::vector<Batch> batches;
-        std::string skip = vpp_rule_broken(vpp, schedule);
-        if (skip.empty() && space.cluster) {
+        std::string skip;
+        if (space.cluster) {
           const SearchCluster& c = *space.cluster;
           // world_size divisible by pp x tp x cp, tested one factor at a time so that nothing overflows.
           if (c.world_size % pp != 0 || (c.world_size / pp) % c.tp_degree != 0 ||
@@ -52,7 +38,7 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
             else
               batches.push_back({c.global_batch_size / (c.micro_batch_size * dp), dp});
           }
-        } else if (skip.empty()) {
+        } else {
           if (space.dp_degree && *space.dp_degree % space.ep_degree != 0)
             skip = "dp_degree is not divisible by ep_degree";
           else
@@ -66,11 +52,16 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           continue;
         }
         for (const Batch& b : batches) {
+          const PipelineShape shape{pp, vpp, b.micro_batch_num, schedule};
+          if (auto broken = shape_rule_broken(shape)) {
+            ++skipped[broken->group];
+            continue;
+          }
           if (static_cast<std::int64_t>(out.combinations.size()) >= max_combinations) {
             out.over_limit = true;
             return out;
           }
-          out.combinations.push_back({PipelineShape{pp, vpp, b.micro_batch_num, schedule}, b.dp_degree});
+          out.combinations.push_back({shape, b.dp_degree});
         }
       }
   for (auto& [reason, count] : skipped) out.skipped.push_back({reason, count});

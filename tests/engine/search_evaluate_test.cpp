@@ -39,20 +39,57 @@ TEST(SearchEvaluate, BalancedCandidateFigures) {
   EXPECT_DOUBLE_EQ(f.bubble_fraction, 36.0 / 420);
   EXPECT_DOUBLE_EQ(f.imbalance_max_over_mean, 1);
   EXPECT_DOUBLE_EQ(f.time_per_sample_ms, 420.0 / 64);
-  ASSERT_TRUE(f.throughput_samples_per_s);
-  EXPECT_DOUBLE_EQ(*f.throughput_samples_per_s, 64 / 0.42);
+  EXPECT_DOUBLE_EQ(f.throughput_samples_per_s, 64 / 0.42);
   ASSERT_TRUE(f.even_split);
   EXPECT_DOUBLE_EQ(f.even_split->step_time_ms, 420);
   EXPECT_TRUE(f.even_split->feasible);
+  EXPECT_DOUBLE_EQ(f.even_split->peak_mib, 5600);
+  ASSERT_TRUE(f.gain_ms);  // the even split fits: the gain means something, and is 0 here
+  EXPECT_DOUBLE_EQ(*f.gain_ms, 0);
+  EXPECT_EQ(f.gain_note, "");
 }
 
-// Without a dp_degree the samples count one replica and the throughput is unknown.
-TEST(SearchEvaluate, UnknownDpDegreeLeavesThroughputOpen) {
+// Without a dp_degree the samples are those of one pipeline: 32 a step of 420 ms.
+TEST(SearchEvaluate, UnknownDpDegreeCountsOnePipeline) {
   const SearchCandidate c =
       evaluate_candidate(sixteen_layers(6000), shape(4, 1, 32, Schedule::one_f_one_b, std::nullopt));
   ASSERT_TRUE(c.figures);
   EXPECT_DOUBLE_EQ(c.figures->time_per_sample_ms, 420.0 / 32);
-  EXPECT_FALSE(c.figures->throughput_samples_per_s);
+  EXPECT_DOUBLE_EQ(c.figures->throughput_samples_per_s, 32 / 0.42);
+}
+
+// pp 4, m 8 under 5000 MiB: stage s holds min(4 - s, 8) micro batches, so k layers on it need
+// k (1000 + 100 (4 - s)) MiB: at most 3, 3, 4 and 4 layers, 14 of the 16. No plan fits, and the
+// balance proves it; the even split (4 layers a stage, 5600 MiB on stage 0) does not fit either, so
+// there is no gain to give.
+TEST(SearchEvaluate, GainOnlyWhereTheEvenSplitFits) {
+  const SearchCandidate c = evaluate_candidate(sixteen_layers(5000), shape(4, 1, 8, Schedule::one_f_one_b, 1));
+  ASSERT_TRUE(c.figures);
+  EXPECT_FALSE(c.feasible);
+  EXPECT_TRUE(c.figures->none_fits_proven);
+  ASSERT_TRUE(c.figures->even_split);
+  EXPECT_FALSE(c.figures->even_split->feasible);
+  EXPECT_DOUBLE_EQ(c.figures->even_split->peak_mib, 5600);
+  EXPECT_FALSE(c.figures->gain_ms);
+  EXPECT_EQ(c.figures->gain_note, "the even split does not fit: its largest stage needs 5600 MiB, limit 5000 MiB");
+}
+
+// 2 body layers between a pinned embedding and head, over 4 virtual stages: the even split puts
+// floor(2 / 4) = 0 body layers on each, the 2 extra ones on the first two, so virtual stage 2 is
+// empty. PPB can still place one layer per stage.
+TEST(SearchEvaluate, EvenSplitWithAnEmptyStageHasNoGain) {
+  SearchProblem problem;
+  problem.model = equal_layers(4, 1, 2, 0, 0);
+  problem.model.layers[0].pin = Pin::first;
+  problem.model.layers[3].pin = Pin::last;
+  problem.model.pinned_first = 1;
+  problem.model.pinned_last = 1;
+  const SearchCandidate c = evaluate_candidate(problem, shape(4, 1, 4, Schedule::one_f_one_b, 1));
+  ASSERT_TRUE(c.figures);
+  EXPECT_TRUE(c.feasible);
+  EXPECT_FALSE(c.figures->even_split);
+  EXPECT_FALSE(c.figures->gain_ms);
+  EXPECT_EQ(c.figures->gain_note, "the even split would leave a virtual stage empty");
 }
 
 // pp 1, m 8: all 16 layers on one stage, 16000 MiB static + 1 micro batch of 1600 MiB = 17600 MiB

@@ -30,7 +30,10 @@ TEST(SearchRank, RankByChoosesTheMeasure) {
   EXPECT_EQ(pareto_front(c, RankBy::step_time), (Indices{0}));  // equal peaks: the faster wins
   EXPECT_EQ(pareto_front(c, RankBy::time_per_sample), (Indices{1}));
   EXPECT_EQ(rank_by_from_name("time_per_sample"), RankBy::time_per_sample);
-  EXPECT_EQ(rank_by_from_name("throughput"), std::nullopt);
+  EXPECT_EQ(rank_by_from_name("throughput"), RankBy::throughput);
+  EXPECT_EQ(rank_by_from_name("fastest"), std::nullopt);
+  // Throughput is samples over time: it orders as time per sample does.
+  EXPECT_EQ(rank_candidates(c, RankBy::throughput), (Indices{1, 0}));
 }
 
 // (time, peak): (10, 50) and (20, 40) and (30, 10) trade off; (20, 60) is beaten by (10, 50);
@@ -75,6 +78,44 @@ TEST(SearchRank, SelectionListsTopKAndTheWholeFront) {
   const SearchSelection s = select_candidates(c, RankBy::step_time, 2);
   EXPECT_EQ(s.shown, (Indices{2, 4, 5, 3, 6}));
   EXPECT_EQ(s.pareto, (Indices{0, 1, 2}));
+}
+
+// A balanced candidate with the figures explain_best reads.
+SearchCandidate shaped(int pp, std::int64_t m, double step_ms, double peak_mib, double bubble, double samples) {
+  SearchCandidate c = ranked(step_ms, peak_mib, step_ms / samples);
+  c.combination.shape = PipelineShape{pp, 1, m, Schedule::one_f_one_b};
+  c.figures->bubble_fraction = bubble;
+  c.figures->throughput_samples_per_s = samples / (step_ms / 1000);
+  return c;
+}
+
+// Two candidates of 64 samples a step: 400 ms (160 samples/s) against 500 ms (128 samples/s), so the
+// first leads by 500 / 400 - 1 = 25%; under a 1000 MiB limit its 900 MiB peak leaves 100 MiB, the
+// next's 700 MiB 300 MiB.
+TEST(SearchRank, BestSaysWhyAndByHowMuch) {
+  const std::vector<SearchCandidate> c = {shaped(4, 32, 400, 900, 0.125, 64), shaped(2, 16, 500, 700, 0.25, 64)};
+  const auto best = explain_best(c, {0, 1}, RankBy::throughput, 1000);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->candidate, 0u);
+  EXPECT_EQ(best->runner_up, 1u);
+  EXPECT_DOUBLE_EQ(best->value, 160);
+  EXPECT_DOUBLE_EQ(*best->runner_up_value, 128);
+  EXPECT_DOUBLE_EQ(*best->lead_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(*best->headroom_mib, 100);
+  EXPECT_EQ(
+      best->reasons,
+      (std::vector<std::string>{
+          "the highest throughput: 160 samples/s, 25% ahead of the next (pp 2, 1f1b, 16 micro batches: 128 samples/s).",
+          "step time 400 ms against 500 ms.", "bubble 12.5% of the step against 25%.",
+          "largest stage 900 MiB, 100 MiB under the 1000 MiB limit (the next: 300 MiB under)."}));
+  // Alone, and without a limit.
+  const auto only = explain_best({c[0], over(10)}, {0, 1}, RankBy::step_time, std::nullopt);
+  ASSERT_TRUE(only);
+  EXPECT_FALSE(only->runner_up);
+  EXPECT_FALSE(only->headroom_mib);
+  EXPECT_EQ(only->reasons, (std::vector<std::string>{"the only candidate that fits in memory: 400 ms per step.",
+                                                     "largest stage 900 MiB (no memory limit given)."}));
+  EXPECT_FALSE(explain_best({over(10)}, {0}, RankBy::step_time, 1000));
 }
 
 }  // namespace

@@ -32,24 +32,35 @@ std::int64_t skipped(const SearchEnumeration& e, const std::string& reason) {
   return 0;
 }
 
-// pp {1, 2} x vpp {1, 2} x {1f1b, interleaved_1f1b} x m {4, 8}: 16 combinations. vpp 1 pairs only
-// with 1f1b and vpp 2 only with interleaving, so half of the (vpp, schedule) pairs are skipped, each
-// once per micro_batch_num: 8 skipped, 4 of each reason.
+// pp {1, 2} x vpp {1, 2} x {1f1b, interleaved_1f1b} x m {3, 4}: vpp 1 pairs only with 1f1b and
+// vpp 2 only with interleaving, so the space is pp x 2 pairs x m = 8 combinations. Interleaving
+// groups micro batches by pp_degree: m 3 on pp 2 cannot run, and is skipped once.
 TEST(SearchSpace, FreeMicroBatchListPairsWithEveryValidShape) {
   SearchSpace space;
   space.pp_degrees = {1, 2};
   space.vpp_degrees = {1, 2};
   space.schedules = {Schedule::one_f_one_b, Schedule::interleaved_1f1b};
-  space.micro_batch_nums = {4, 8};
+  space.micro_batch_nums = {3, 4};
   const SearchEnumeration e = enumerate_search_space(space);
   const Schedule f = Schedule::one_f_one_b, i = Schedule::interleaved_1f1b;
-  const std::vector<Point> expected = {{1, 1, 4, f, 0}, {1, 1, 8, f, 0}, {1, 2, 4, i, 0}, {1, 2, 8, i, 0},
-                                       {2, 1, 4, f, 0}, {2, 1, 8, f, 0}, {2, 2, 4, i, 0}, {2, 2, 8, i, 0}};
+  const std::vector<Point> expected = {{1, 1, 3, f, 0}, {1, 1, 4, f, 0}, {1, 2, 3, i, 0}, {1, 2, 4, i, 0},
+                                       {2, 1, 3, f, 0}, {2, 1, 4, f, 0}, {2, 2, 4, i, 0}};
   EXPECT_EQ(points(e), expected);
-  EXPECT_EQ(e.space, 16);
-  EXPECT_EQ(skipped(e, "interleaved_1f1b needs vpp_degree of 2 or more"), 4);
-  EXPECT_EQ(skipped(e, "vpp_degree above 1 needs interleaved_1f1b"), 4);
+  EXPECT_EQ(e.space, 8);
+  EXPECT_EQ(skipped(e, "micro_batch_num is not a multiple of pp_degree (interleaved_1f1b)"), 1);
+  EXPECT_EQ(e.skipped.size(), 1u);
   EXPECT_FALSE(e.over_limit);
+}
+
+// 2 chunks on 2 stages over 2,097,153 micro batches is 4,194,306 (virtual stage, micro batch) pairs,
+// 2 above the simulation cap: skipped, not evaluated.
+TEST(SearchSpace, SimulationCapSkips) {
+  SearchSpace space;
+  space.pp_degrees = {2};
+  space.micro_batch_nums = {2'097'152, 2'097'153};
+  const SearchEnumeration e = enumerate_search_space(space);
+  EXPECT_EQ(e.combinations.size(), 1u);
+  EXPECT_EQ(skipped(e, "above the simulation cap"), 1);
 }
 
 // 8 devices, tp 2, global batch 32 of micro batches of 2: pp 1 has dp 8 / 2 = 4 and m 32 / (2 x 4) = 4;

@@ -64,6 +64,47 @@ TEST(Search, MicroBatchNumFollowsDpDegree) {
             "world_size is not divisible by pp_degree x tp_degree x cp_degree");
 }
 
+// With a cluster every candidate processes the 64 samples of the global batch on the 8 devices, and
+// the default measure is throughput: pp 1 at 384 ms is 64 / 0.384 = 166.7 samples/s, pp 2 at 408 ms
+// 156.9; pp 1 leads by 408 / 384 - 1 = 6.25%, and its bubble is 0 (one stage) against 24 / 408.
+TEST(Search, ClusterRanksByThroughputAndSaysWhy) {
+  const json r = run("search", coupled_request(20000));
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& res = r["result"];
+  EXPECT_EQ(res["rank_by"], "throughput");
+  EXPECT_EQ(res["candidates"][0]["pp_degree"], 1);
+  const json& best = res["best"];
+  EXPECT_EQ(best["candidate"], 0);
+  EXPECT_EQ(best["runner_up"], 1);
+  EXPECT_EQ(res["candidates"][1]["pp_degree"], 2);
+  EXPECT_DOUBLE_EQ(best["value"].get<double>(), 64 / 0.384);
+  EXPECT_DOUBLE_EQ(best["runner_up_value"].get<double>(), 64 / 0.408);
+  EXPECT_DOUBLE_EQ(best["lead_fraction"].get<double>(), 408.0 / 384 - 1);
+  EXPECT_DOUBLE_EQ(best["headroom_mib"].get<double>(), 20000 - 17600);  // pp 1 peaks at 17600 MiB
+  EXPECT_EQ(best["reasons"][2], "bubble 0% of the step against 5.9%.") << best.dump();
+  EXPECT_TRUE(res["infeasibility"].is_null());
+}
+
+// Nothing fits at pp 1 or 2 under 5000 MiB (static memory alone is 16000 and 8000 a stage); the
+// candidate closest to fitting is pp 2, and the cluster's next pp_degree, 4 (dp 2, m 32), holds
+// 4, 3, 2, 1 micro batches: 4 layers a stage need at most 4 x (1000 + 4 x 100) = 5600 MiB, over 5000;
+// k0 + k1 + k2 + k3 fitting under 5000 is 3 + 3 + 4 + 4 = 14 layers. pp 8 (dp 1, m 64): 2 layers a
+// stage need at most 2 x (1000 + 8 x 100) = 3600. pp 3 does not divide the 8 devices.
+TEST(Search, NothingFitsSaysWhatWould) {
+  json req = coupled_request(5000);
+  req["search"]["pp_degree"] = {1, 2};
+  const json r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& res = r["result"];
+  EXPECT_TRUE(res["best"].is_null());
+  const json& i = res["infeasibility"];
+  ASSERT_TRUE(i.is_object()) << res.dump();
+  EXPECT_TRUE(i["proven"]);
+  EXPECT_DOUBLE_EQ(i["static_share_mib"].get<double>(), 8000);
+  EXPECT_EQ(i["min_pp_degree"], 8);
+  EXPECT_TRUE(i["min_pp_degree_checked"]);
+}
+
 // A wider space on a model with a heavy head, under a limit that rules some shapes out.
 json wide_request() {
   json req = {{"model", uniform_model(24, 2, 4, 800, 300, true)},
@@ -84,7 +125,8 @@ TEST(Search, RankedParetoAndReasons) {
   const json& res = r["result"];
   const json& cands = res["candidates"];
   ASSERT_GT(cands.size(), 3u);
-  // Feasible first, by step time, ties by lower peak memory.
+  // Without a cluster, by time per sample: feasible first, ties by lower peak memory.
+  EXPECT_EQ(res["rank_by"], "time_per_sample");
   bool seen_infeasible = false;
   double last_t = 0, last_peak = 0;
   for (const auto& c : cands) {
@@ -95,7 +137,7 @@ TEST(Search, RankedParetoAndReasons) {
       continue;
     }
     EXPECT_FALSE(seen_infeasible) << "a feasible candidate after an infeasible one";
-    const double t = c["step_time_ms"], peak = c["peak_mib"];
+    const double t = c["time_per_sample_ms"], peak = c["peak_mib"];
     EXPECT_TRUE(t > last_t || (t == last_t && peak >= last_peak));
     last_t = t;
     last_peak = peak;
@@ -113,13 +155,17 @@ TEST(Search, RankedParetoAndReasons) {
     bool dominated = false;
     for (const auto& o : cands) {
       if (!o["feasible"]) continue;
-      const double ot = o["step_time_ms"], op = o["peak_mib"], t = cands[i]["step_time_ms"], p = cands[i]["peak_mib"];
+      const double ot = o["time_per_sample_ms"], op = o["peak_mib"], t = cands[i]["time_per_sample_ms"],
+                   p = cands[i]["peak_mib"];
       dominated = dominated || (ot <= t && op <= p && (ot < t || op < p));
     }
     EXPECT_EQ(front.count(static_cast<int>(i)) == 1, !dominated) << "candidate " << i;
   }
-  // Meaningless combinations (vpp 2 without interleaving, interleaving without vpp) are skipped.
-  EXPECT_GT(res["counts"]["skipped"].get<int>(), 0);
+  // Only the (vpp, schedule) pairs that run are combinations: gpipe, 1f1b and zb_h1 with vpp 1,
+  // interleaved_1f1b with vpp 2, each with 4 pp_degrees and 3 micro batch counts.
+  EXPECT_EQ(res["counts"]["space"], 4 * 4 * 3);
+  EXPECT_EQ(res["counts"]["evaluated"].get<int>() + res["counts"]["skipped"].get<int>(), 48);
+  for (const auto& c : cands) EXPECT_EQ(c["vpp_degree"] == 2, c["schedule"] == "interleaved_1f1b") << c.dump();
   EXPECT_FALSE(res["partial"]);
 }
 
@@ -254,22 +300,52 @@ TEST(Search, EpDegreeWithoutWorldSize) {
   EXPECT_EQ(r["warnings"][0]["path"], "/training/ep_degree");
 }
 
-// A skipped shape counts once per micro_batch_num it would have run with: pp 2 x vpp {1, 2} x
-// m {4, 8} x 1f1b is 4 combinations, the two with vpp 2 skipped (vpp above 1 needs interleaving).
-TEST(Search, SkippedShapesCountEveryMicroBatchNum) {
+// A vpp_degree pairs only with the schedules that run it: pp 2 x vpp {1, 2} x m {4, 8} with 1f1b
+// alone is 2 combinations, and vpp 2, which 1f1b cannot run, is left out with a warning. With
+// interleaved_1f1b as well, vpp 2 pairs with it, and a micro batch count it cannot group (m 3 on
+// pp 2) is skipped once, for that count only.
+TEST(Search, VppPairsOnlyWithSchedulesThatRunIt) {
   json req = coupled_request(1e6);
   req["training"] = json::object();
   req["search"] = {{"pp_degree", {2}}, {"vpp_degree", {1, 2}}, {"micro_batch_num", {4, 8}}};
-  const json r = run("search", req);
+  json r = run("search", req);
   ASSERT_TRUE(r["ok"]) << r.dump();
-  EXPECT_EQ(r["result"]["counts"]["space"], 4);
+  EXPECT_EQ(r["result"]["counts"]["space"], 2);
   EXPECT_EQ(r["result"]["counts"]["evaluated"], 2);
-  EXPECT_EQ(r["result"]["counts"]["skipped"], 2);
+  EXPECT_EQ(r["result"]["counts"]["skipped"], 0);
+  ASSERT_TRUE(r.contains("warnings")) << r.dump();
+  EXPECT_EQ(r["warnings"][0]["code"], "IGNORED_FIELD");
+  EXPECT_EQ(r["warnings"][0]["path"], "/search/vpp_degree");
+
+  req["search"]["schedule"] = {"1f1b", "interleaved_1f1b"};
+  req["search"]["micro_batch_num"] = {3, 4};
+  r = run("search", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_FALSE(r.contains("warnings")) << r.dump();
+  EXPECT_EQ(r["result"]["counts"]["space"], 4);  // (vpp 1, 1f1b) and (vpp 2, interleaved) x m 3, 4
+  EXPECT_EQ(r["result"]["counts"]["evaluated"], 3);
+  EXPECT_EQ(r["result"]["skipped_groups"],
+            json::parse(R"json([{"reason": "micro_batch_num is not a multiple of pp_degree (interleaved_1f1b)",
+                                     "count": 1}])json"));
+
+  // Without a vpp_degree list each schedule runs its own: 1 for 1f1b, 2 for interleaving.
+  req["search"].erase("vpp_degree");
+  r = run("search", req);
+  std::set<std::pair<int, std::string>> pairs;
+  for (const auto& c : r["result"]["candidates"])
+    pairs.insert({c["vpp_degree"].get<int>(), c["schedule"].get<std::string>()});
+  EXPECT_EQ(pairs, (std::set<std::pair<int, std::string>>{{1, "1f1b"}, {2, "interleaved_1f1b"}}));
+
+  // Nothing to pair at all is an error.
+  req["search"]["vpp_degree"] = {4};
+  req["search"]["schedule"] = {"1f1b"};
+  EXPECT_TRUE(has_error(run("search", req), "SEARCH_EMPTY", "/search/vpp_degree"));
 }
 
 // interface.md lists step_time_ms, peak_mib, bubble_fraction and plan for every candidate: one
 // ruled out before balancing has them as null, and the same keys as a balanced one. 4 layers split
-// into at most 4 virtual stages, so pp 8 is ruled out; interleaved_1f1b with m 3 on pp 2 is too.
+// into at most 4 virtual stages, so pp 8 with 1f1b is ruled out; interleaving cannot group m 3 on
+// pp 2 or 8, so those are not combinations to evaluate but skipped.
 TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
   json req = {{"model", uniform_model(4, 1, 2, 100, 10)},
               {"search",
@@ -297,29 +373,22 @@ TEST(Search, RuledOutCandidatesHaveEveryFieldAsNull) {
     expected.insert("reasons");
     EXPECT_EQ(keys(c), expected) << c.dump();
     for (const char* key : {"step_time_ms", "peak_mib", "bubble_fraction", "imbalance", "plan", "proven_optimal",
-                            "within_tolerance", "throughput_samples_per_s", "even_split", "gain_ms"})
+                            "within_tolerance", "throughput_samples_per_s", "even_split", "gain_ms", "gain_note"})
       EXPECT_TRUE(c[key].is_null()) << key << " " << c.dump();
-    EXPECT_EQ(c["reasons"].size(), 1u);
+    EXPECT_EQ(c["reasons"], json::array({"8 virtual stages, but the model splits into at most 4"}));
   }
-  // pp 8 with 1f1b (vpp 1) and with interleaving (vpp 2); pp 2 interleaved with m 3.
-  EXPECT_EQ(ruled_out, 3);
+  EXPECT_EQ(ruled_out, 1);
+  EXPECT_EQ(r["result"]["counts"]["skipped"], 2);
 }
 
 // 4 layers of F 1, B 2 on pp 2 (F + B = 6 per stage and micro batch), 1f1b: step (m + 1) x 6, so
 // m 4 takes 30 ms and m 16 takes 102 ms. By step time m 4 ranks first; per sample (micro batch size
-// 1, one replica) m 16 does, 102 / 16 = 6.375 ms against 30 / 4 = 7.5.
+// 1, one replica) m 16 does, 102 / 16 = 6.375 ms against 30 / 4 = 7.5. Without a cluster, time per
+// sample is the default; throughput ranks the same (16 / 0.102 samples/s against 4 / 0.03).
 TEST(Search, RankByTimePerSample) {
   json req = {
       {"model", uniform_model(4, 1, 2, 0, 1)},
       {"search", {{"pp_degree", {2}}, {"vpp_degree", {1}}, {"micro_batch_num", {4, 16}}, {"schedule", {"1f1b"}}}}};
-  const json by_step = run("search", req);
-  ASSERT_TRUE(by_step["ok"]) << by_step.dump();
-  EXPECT_EQ(by_step["result"]["rank_by"], "step_time");
-  const json& first = by_step["result"]["candidates"][0];
-  EXPECT_EQ(first["micro_batch_num"], 4);
-  EXPECT_DOUBLE_EQ(first["step_time_ms"].get<double>(), 30);
-  EXPECT_DOUBLE_EQ(first["time_per_sample_ms"].get<double>(), 7.5);
-  req["search"]["rank_by"] = "time_per_sample";
   const json per_sample = run("search", req);
   ASSERT_TRUE(per_sample["ok"]) << per_sample.dump();
   EXPECT_EQ(per_sample["result"]["rank_by"], "time_per_sample");
@@ -327,7 +396,22 @@ TEST(Search, RankByTimePerSample) {
   EXPECT_DOUBLE_EQ(per_sample["result"]["candidates"][0]["time_per_sample_ms"].get<double>(), 102.0 / 16);
   // The Pareto front uses the same time: m 16 is faster per sample and holds no more memory.
   EXPECT_EQ(per_sample["result"]["pareto"], json::array({0}));
+
+  req["search"]["rank_by"] = "step_time";
+  const json by_step = run("search", req);
+  ASSERT_TRUE(by_step["ok"]) << by_step.dump();
+  EXPECT_EQ(by_step["result"]["rank_by"], "step_time");
+  const json& first = by_step["result"]["candidates"][0];
+  EXPECT_EQ(first["micro_batch_num"], 4);
+  EXPECT_DOUBLE_EQ(first["step_time_ms"].get<double>(), 30);
+  EXPECT_DOUBLE_EQ(first["time_per_sample_ms"].get<double>(), 7.5);
+
   req["search"]["rank_by"] = "throughput";
+  const json by_throughput = run("search", req);
+  ASSERT_TRUE(by_throughput["ok"]) << by_throughput.dump();
+  EXPECT_EQ(by_throughput["result"]["candidates"][0]["micro_batch_num"], 16);
+  EXPECT_DOUBLE_EQ(by_throughput["result"]["candidates"][0]["throughput_samples_per_s"].get<double>(), 16 / 0.102);
+  req["search"]["rank_by"] = "fastest";
   EXPECT_TRUE(has_error(run("search", req), "RANK_BY_UNKNOWN", "/search/rank_by"));
 }
 

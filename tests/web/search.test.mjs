@@ -64,7 +64,7 @@ test('the default search starts from the cluster and its top row has the highest
   await page.click('#search-run');
   await waitForState(page, ['ready'], 120_000);
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
-  assert.equal(result.rank_by, 'step_time');
+  assert.equal(result.rank_by, 'throughput');
   const rows = await tableRows(page);
   const fitting = rows.filter((r) => r.fits);
   assert.ok(fitting.length >= 2, `at least two candidates fit: ${fitting.length}`);

@@ -10,13 +10,15 @@
 //   space.pp_degrees = {2, 4, 8};
 //   space.cluster = SearchCluster{.world_size = 64, .global_batch_size = 512};
 //   const SearchResult r = search(std::move(problem), space, {});
-//   r.candidates[0].combination.shape.pp_degree;  // the fastest that fits
+//   r.candidates[0].combination.shape.pp_degree;  // the highest throughput that fits
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "ppb/infeasibility.hpp"
 #include "ppb/search_evaluate.hpp"
 #include "ppb/search_rank.hpp"
 #include "ppb/search_space.hpp"
@@ -25,7 +27,9 @@ namespace ppb {
 
 struct SearchSettings {
   std::int64_t top_k = 20;  // feasible candidates listed (plus Pareto points beyond), infeasible at most
-  RankBy rank_by = RankBy::step_time;
+  // None: by throughput when the space is coupled to a cluster (every candidate processes the same
+  // global batch on the same devices), else by time per sample.
+  std::optional<RankBy> rank_by;
   std::int64_t max_candidates = 10'000;  // evaluated at most
   double time_budget_ms = 60'000;        // wall clock for the whole search
 };
@@ -45,8 +49,12 @@ struct SearchResult {
   SearchCounts counts;
   std::vector<ReasonCount> infeasible_groups;  // by reason, in the order of the reasons' text
   std::vector<ReasonCount> skipped_groups;
+  // Why candidates[best->candidate] (the first) wins; none when no candidate fits.
+  std::optional<BestCandidate> best;
+  // When no evaluated candidate fits: why, for the one closest to fitting, and what would fit.
+  std::optional<Infeasibility> infeasibility;
   double elapsed_ms = 0;  // time spent evaluating
-  RankBy rank_by = RankBy::step_time;
+  RankBy rank_by = RankBy::throughput;
   bool partial = false;    // not every combination was evaluated
   bool cancelled = false;  // cancelled before the last combination
 };
@@ -69,8 +77,12 @@ class Search {
   [[nodiscard]] SearchResult result(bool cancelled) const;
 
   [[nodiscard]] const SearchProblem& problem() const { return problem_; }
+  // The measure the result is ranked by: the settings', else the default for the space.
+  [[nodiscard]] RankBy rank_by() const;
 
  private:
+  [[nodiscard]] std::optional<Infeasibility> explain_none_fits(const std::vector<std::size_t>& ranked) const;
+
   SearchProblem problem_;
   SearchEnumeration enumeration_;
   SearchSettings settings_;

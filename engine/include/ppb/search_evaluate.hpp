@@ -35,6 +35,7 @@ struct SearchProblem {
 struct EvenSplitFigures {  // the even split without recompute on the same shape
   double step_time_ms = 0;
   bool feasible = false;
+  double peak_mib = 0;  // its largest stage peak
 };
 
 // The figures of a balanced candidate.
@@ -48,8 +49,15 @@ struct CandidateFigures {
   double imbalance_max_minus_min_ms = 0;
   bool proven_optimal = false;
   std::optional<double> within_tolerance;
-  std::optional<double> throughput_samples_per_s;  // none when dp_degree is not known
-  std::optional<EvenSplitFigures> even_split;      // none when it would leave a virtual stage empty
+  // Samples per second: micro_batch_num x micro_batch_size x dp_degree (1 when not known: then of
+  // one pipeline) per step.
+  double throughput_samples_per_s = 0;
+  std::optional<EvenSplitFigures> even_split;  // none when it would leave a virtual stage empty
+  // Even split step time less this one, only where the even split fits; otherwise gain_note says why not.
+  std::optional<double> gain_ms;
+  std::string gain_note;
+  // The balance proved that no plan of this shape fits (its least-over plan is over the limit).
+  bool none_fits_proven = false;
 };
 
 struct SearchCandidate {

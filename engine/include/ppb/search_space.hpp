@@ -1,7 +1,9 @@
 // The search space: the pipeline shapes a strategy search tries (pp_degree x vpp_degree x
 // schedule x micro_batch_num), with the data-parallel degree of each, and the enumeration of the
-// combinations that can run. Combinations that break a rule of their own (a vpp_degree the schedule
-// cannot run, a world size the degrees do not divide) are counted by reason, never dropped silently.
+// combinations that can run. A vpp_degree pairs only with the schedules that run it (shape_rules.hpp):
+// other pairs are not combinations at all. Combinations that break a rule of their own (a world size
+// the degrees do not divide, micro batches a schedule cannot group) are counted by reason, never
+// dropped silently.
 //
 //   SearchSpace space;
 //   space.pp_degrees = {1, 2, 4};
@@ -32,7 +34,7 @@ struct SearchCluster {
 
 struct SearchSpace {
   std::vector<int> pp_degrees;
-  std::vector<int> vpp_degrees = {1};
+  std::vector<int> vpp_degrees = {1};  // each pairs with the schedules that run it
   std::vector<Schedule> schedules = {Schedule::one_f_one_b};
   // Without a cluster: the micro batch counts to try, each with every shape.
   std::vector<std::int64_t> micro_batch_nums;
@@ -56,10 +58,11 @@ struct ReasonCount {
 };
 
 struct SearchEnumeration {
+  SearchSpace stated;                           // the space as stated, to try other shapes of it
   std::vector<SearchCombination> combinations;  // in the order pp, vpp, schedule, micro_batch_num
   std::vector<ReasonCount> skipped;             // by reason, in the order of the reasons' text
-  // Combinations, skipped ones included: a skipped shape counts once per micro_batch_num it would
-  // have run with (once when coupled to a cluster).
+  // Combinations, skipped ones included: a shape skipped before its micro batches are known counts
+  // once per micro_batch_num it would have run with (once when coupled to a cluster).
   std::int64_t space = 0;
   // More than `max_combinations` would be left to evaluate; `combinations` stops there.
   bool over_limit = false;
