@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -50,7 +51,7 @@ Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends
   return plan;
 }
 
-std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table table, bool budget_hit, bool thinned) {
+std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table table, bool budget_hit) {
   std::vector<std::string> notes;
   if (table == Table::relaxed)
     notes.push_back(
@@ -61,7 +62,6 @@ std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table tabl
         "the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
         "search used per-stage bounds only, starting from the even split");
   if (budget_hit) notes.push_back("the search stopped at its budget before every candidate was ruled out");
-  if (thinned) notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierCap) + " points");
   if (problem.shape.vpp_degree > 1)
     notes.push_back(
         "with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
@@ -81,7 +81,7 @@ bool bounds_prove(const PipelineShape& shape) {
 }  // namespace
 
 struct Balancer::Impl {
-  enum class Phase { least_over, exact_table, relaxed_table, incumbents, search, done };
+  enum class Phase { least_over, exact_table, relaxed_table, incumbents, local_search, search, done };
 
   Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
       : problem(model, device, shape, options),
@@ -127,6 +127,7 @@ struct Balancer::Impl {
   Phase phase = Phase::least_over;
   Table table = Table::exact;
   double half_ms = 0;                  // the end of the exact table's share of the budget
+  double local_until_ms = 0;           // the end of the local search's share
   double table_bound = 0;              // suffix(0, 0): what the table proves of every plan
   std::optional<BalancePhase> record;  // the phase running
   BalanceResult result;
@@ -199,6 +200,18 @@ void Balancer::Impl::run_phases() {
         search.try_plan(problem.even_ends());
         if (search.best_time() == kInf && over) search.try_plan(over->ends);
         close_phase(true);
+        phase = Phase::local_search;
+        break;
+      }
+      // A local search from the best incumbent gets a tenth of what is left of the budget.
+      case Phase::local_search: {
+        if (!record) {
+          open_phase("local search");
+          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 10;
+        }
+        const PhaseStatus status = search.improve_locally(local_until_ms);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
         table_bound = suffix.at(0, 0);
         search.start(table_bound);
         phase = Phase::search;
@@ -238,16 +251,27 @@ void Balancer::Impl::finish(Stop stop) {
     result.step_time_ms = best;
     result.plan = plan_of(problem, recompute, search.best_ends(), true);
     const bool model_exact = bounds_prove(shape);
-    const bool complete = !budget_hit && !frontiers.thinned();
+    // A thinned frontier may overstate a stage's least recompute time by its error; every bound (a
+    // stage's own m micro batches, the drain before it and the round trip after it, counted twice)
+    // and the step time grow by at most (m + 2) times the summed errors of the stages.
+    const double error = frontiers.max_error();
+    const double slack = (problem.m + 2) * problem.pp * error;
+    const bool complete = !budget_hit && slack == 0;
     if (model_exact && complete) {
       result.proven_optimal = options.tolerance == 0;
       result.within_tolerance = options.tolerance;
       result.lower_bound_ms = best / (1.0 + options.tolerance);
     } else if (model_exact) {
-      result.lower_bound_ms = proven_bound();
+      result.lower_bound_ms = std::max(0.0, (budget_hit ? proven_bound() : best / (1.0 + options.tolerance)) - slack);
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
-    result.notes = why_not_exact(problem, table, budget.hit(), frontiers.thinned());
+    result.notes = why_not_exact(problem, table, budget.hit());
+    if (slack > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text, "up to %.4g ms, so the bound holds to within %.4g ms", error, slack);
+      result.notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierPoints) +
+                             " points: its answers may exceed the least recompute time by " + text);
+    }
     if (stopped)
       result.notes.push_back(std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped") +
                              " before it finished");
@@ -270,8 +294,8 @@ void Balancer::Impl::finish(Stop stop) {
 }
 
 BalanceProgress Balancer::Impl::progress() const {
-  static const char* const names[] = {"least over", "exact bound table", "relaxed bound table", "incumbents", "search",
-                                      "done"};
+  static const char* const names[] = {
+      "least over", "exact bound table", "relaxed bound table", "incumbents", "local search", "search", "done"};
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];
   out.nodes = budget.nodes();

@@ -61,6 +61,7 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
   }
   if (pp == 1 || min_send == kInf) min_send = 0;
   held = held_per_virtual_stage(shape);
+  drain_additive = !split && std::all_of(tail.begin(), tail.end(), [](double t) { return t == 0; });
 }
 
 double BalanceProblem::send_after(int end) const {

@@ -25,14 +25,17 @@ struct BalanceProblem {
   const Device& device;
   const PipelineShape& shape;
   const BalanceOptions& options;
-  int L = 0;                                   // expanded layers
-  int pp = 1;                                  // physical stages
-  int V = 1;                                   // virtual stages, pp x vpp
-  int min_size = 1;                            // layers a virtual stage must hold (0 with allow_empty_stages)
-  double m = 1;                                // micro batches
-  bool split = false;                          // the schedule runs W apart from B
-  double limit = kInf;                         // memory limit less reserved
-  double min_send = 0;                         // the cheapest transfer of any layer's output (0 with one stage)
+  int L = 0;            // expanded layers
+  int pp = 1;           // physical stages
+  int V = 1;            // virtual stages, pp x vpp
+  int min_size = 1;     // layers a virtual stage must hold (0 with allow_empty_stages)
+  double m = 1;         // micro batches
+  bool split = false;   // the schedule runs W apart from B
+  double limit = kInf;  // memory limit less reserved
+  double min_send = 0;  // the cheapest transfer of any layer's output (0 with one stage)
+  // Whether every stage bound grows by exactly what the backward drain before its stage grows by:
+  // no split weight gradient (whose drain is not counted) and no outside tails (max(drain, tail)).
+  bool drain_additive = true;
   std::vector<double> component_memory, tail;  // per physical stage, from outside components
   // Prefix sums over the layers (size L + 1): forward, backward, weight gradient, static memory,
   // activation kept without recompute and with the most-saving option allowed.

@@ -19,6 +19,35 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
   sim_in_.stage_tail_ms = p_.tail;
 }
 
+PhaseStatus BranchAndBound::improve_locally(double until_ms) {
+  if (best_ends_.empty()) return PhaseStatus::done;
+  // One layer moves from stage j to stage i (step +1, i < j) or back (step -1): the boundaries
+  // between them shift by one, the stages between keep their sizes. Passes over every move until
+  // one changes nothing; the cursor (move_) survives the end of a slice.
+  const auto moves = static_cast<std::int64_t>(p_.V) * (p_.V - 1);  // (i, j) pairs, both steps
+  for (;;) {
+    if (move_ == moves) {
+      if (!moved_) return PhaseStatus::done;
+      move_ = 0;
+      moved_ = false;
+    }
+    const int pair = static_cast<int>(move_ / 2);
+    const int i = pair / p_.V, j = pair % p_.V;
+    const int step = move_ % 2 == 0 ? -1 : 1;
+    ++move_;
+    if (j <= i) continue;
+    // A plan costs about a node per stage; the clock is read by that work.
+    if (budget_.tick(p_.V)) return PhaseStatus::given_up;
+    std::vector<int> ends = best_ends_;
+    for (int k = i; k < j; ++k) ends[static_cast<std::size_t>(k)] += step;
+    const double before = best_time_;
+    try_plan(ends);
+    moved_ = moved_ || best_time_ < before;
+    if (move_ % p_.V == 0 && budget_.past(until_ms)) return PhaseStatus::given_up;
+    if (budget_.slice_over()) return PhaseStatus::paused;
+  }
+}
+
 void BranchAndBound::start(double root_bound) {
   stack_.clear();
   stack_.push_back({0, 0, 0.0, root_bound});
@@ -78,11 +107,31 @@ double BranchAndBound::open_bound() const {
   return bound;
 }
 
+// The bounds of the stages before v (one chunk per stage), now that the round trip each waits for
+// is known up to stage v - 1; the stages from v on (starting at layer a) count at their base times,
+// the cheapest transfers and their least recompute. When stage k was chosen, only its base was
+// known, so its bound can only have grown since.
+double BranchAndBound::prefix_bound(int v, int a) const {
+  if (v == 0 || p_.V != p_.pp) return 0;
+  double later = p_.range(p_.prefix_f, a, p_.L) + p_.range(p_.prefix_b, a, p_.L) -
+                 (p_.split ? p_.range(p_.prefix_w, a, p_.L) : 0) + 2.0 * (p_.pp - 1 - v) * p_.min_send +
+                 suffix_.least_extra(v)[static_cast<std::size_t>(a)];
+  double bound = 0;
+  for (int k = v - 1; k >= 0; --k) {
+    const VirtualStageCost& c = costs_[static_cast<std::size_t>(k)];
+    later += 2 * c.send_ms;  // to stage k + 1 and back
+    const double pf = stage_pf_[static_cast<std::size_t>(k)], pb = stage_pb_[static_cast<std::size_t>(k)];
+    bound = std::max(bound, bounds_.from_costs(k, pf, pb, c.forward_ms, c.backward_ms, later).strong);
+    later += c.forward_ms + c.backward_ms - (p_.split ? c.weight_ms : 0);
+  }
+  return bound;
+}
+
 // Lists the ends virtual stage f.v may take with their bounds, most promising first.
 void BranchAndBound::expand(Frame& f) {
   frontiers_.trim();
   const int v = f.v, a = f.a;
-  const double bound = f.bound;
+  const double bound = std::max(f.bound, prefix_bound(v, a));
   const int s = v % p_.pp;
   const int chunk = v / p_.pp;
   const bool completes = chunk == p_.shape.vpp_degree - 1;
@@ -99,6 +148,14 @@ void BranchAndBound::expand(Frame& f) {
     const double* const after = suffix_.row(v + 1);
     const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
     const double cut_now = cut();  // no plan is simulated in this loop
+    // The suffix table bounds the later stages from the cheapest prefix (forward and backward of the
+    // layers before, the cheapest transfers, no recompute); each later bound grows by what the
+    // actual prefix adds to its fill and drain (docs/ppb.md).
+    const double* const prefix_f = p_.prefix_f.data();
+    const double* const prefix_b = p_.prefix_b.data();
+    const bool drain_additive = p_.drain_additive;
+    const double later_sends = (v + 1) * p_.min_send;
+    const double* const later_extra = suffix_.least_extra(v + 1);
     const int last = p_.last_end(v);
     const int first = p_.first_end(v, a);
     for (int b = first; b <= last; ++b) {
@@ -109,9 +166,14 @@ void BranchAndBound::expand(Frame& f) {
       }
       const double extra = recompute_.one_extra(chunk_memory, a, b);
       if (!(extra < kInf)) break;  // more layers only need more memory
-      const Bounds term = bounds_.stage(s, pf, pb, a, b, extra);
+      const Bounds term = bounds_.stage(s, pf, pb, a, b, extra, later_extra[static_cast<std::size_t>(b)]);
       if (std::max(bound, term.growing) >= cut_now) break;  // only grows with b
-      const double priority = std::max({bound, term.strong, after[static_cast<std::size_t>(b)]});
+      const auto ub = static_cast<std::size_t>(b), ua = static_cast<std::size_t>(a);
+      const double send = v + 1 < p_.V ? p_.send_after(b) : 0;
+      const double fill = pf + (prefix_f[ub] - prefix_f[ua]) + send - (prefix_f[ub] + later_sends);
+      const double drain =
+          drain_additive ? pb + (prefix_b[ub] - prefix_b[ua]) + extra + send - (prefix_b[ub] + later_sends) : 0;
+      const double priority = std::max({bound, term.strong, after[ub] + std::max(0.0, fill + drain)});
       if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
@@ -207,7 +269,7 @@ void BranchAndBound::try_plan(const std::vector<int>& ends) {
   int a = 0;
   for (int v = 0; v < p_.V; ++v) {
     const int b = ends[static_cast<std::size_t>(v)];
-    if (b < a + p_.min_size) return;
+    if (b < p_.first_end(v, a) || b > p_.last_end(v)) return;
     per_stage[static_cast<std::size_t>(v % p_.pp)].emplace_back(a, b);
     auto& c = costs_[static_cast<std::size_t>(v)];
     c.forward_ms = p_.range(p_.prefix_f, a, b);

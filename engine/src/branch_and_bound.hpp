@@ -23,6 +23,11 @@ class BranchAndBound {
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
   void try_plan(const std::vector<int>& ends);
+  // A quick local search from the best plan so far: moves one layer between two stages while that
+  // makes the plan faster, so that the branch and bound starts from a good incumbent. Stops when no
+  // move helps (done), at `until_ms` of time spent or the budget (given up), or at the end of the
+  // slice (paused; the next call goes on).
+  PhaseStatus improve_locally(double until_ms);
   // Starts the search at the root, every plan bounded below by `root_bound`.
   void start(double root_bound);
   // Visits nodes, depth first, until every partition not ruled out has been searched (done), the
@@ -60,6 +65,7 @@ class BranchAndBound {
     std::size_t next = 0;   // the child being searched, or next to be
   };
   void expand(Frame& frame);
+  [[nodiscard]] double prefix_bound(int v, int a) const;
   void enter(const Frame& frame, const Child& child);
   void finish_frame();
   void assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen);
@@ -85,6 +91,8 @@ class BranchAndBound {
   double best_time_ = kInf;
   double cut_ = kInf;
   std::vector<int> best_ends_;
+  std::int64_t move_ = 0;  // improve_locally: the next move, 2 (i V + j) + (step > 0)
+  bool moved_ = false;     // improve_locally: a move of this pass made the plan faster
   std::int64_t simulations_ = 0;
 };
 

@@ -13,20 +13,28 @@ bool by_act(const FrontierPoint& x, const FrontierPoint& y) {
 }
 
 // Keeps, from points sorted by activation (ties by extra time), those no other point beats in
-// both; extra time then strictly decreases. Thins to kFrontierCap points, keeping both ends.
-void sweep(Frontier& f, bool& thinned) {
-  Frontier kept;
-  kept.reserve(f.size());
-  for (const FrontierPoint& p : f)
-    if (kept.empty() || p.extra < kept.back().extra) kept.push_back(p);
-  if (kept.size() > kFrontierCap) {
-    thinned = true;
-    Frontier thin;
-    thin.reserve(kFrontierCap);
-    for (std::size_t i = 0; i < kFrontierCap; ++i) thin.push_back(kept[i * (kept.size() - 1) / (kFrontierCap - 1)]);
-    kept.swap(thin);
+// both; extra time then strictly decreases. Beyond kFrontierPoints, keeps a point only when its extra
+// time is at least (largest - least) / kFrontierPoints below the last point kept (and always the
+// last): a budget whose best point was dropped gets the kept point before it, whose extra time is
+// less than that step above, which is added to f.error.
+void sweep(Frontier& f) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (kept == 0 || f[i].extra < f[kept - 1].extra) f[kept++] = f[i];
+  f.resize(kept);
+  if (kept <= kFrontierPoints) return;
+  const double step = (f.front().extra - f.back().extra) / static_cast<double>(kFrontierPoints);
+  double worst = 0;
+  std::size_t thin = 1;
+  for (std::size_t i = 1; i < kept; ++i) {
+    const double gap = f[thin - 1].extra - f[i].extra;
+    if (gap >= step || i + 1 == kept)
+      f[thin++] = f[i];
+    else
+      worst = std::max(worst, gap);
   }
-  f.swap(kept);
+  f.resize(thin);
+  f.error += worst;
 }
 
 // Two polynomial hashes of the signatures of a range, modulo two primes below 2^31, in one key.
@@ -36,9 +44,9 @@ constexpr std::uint64_t kBase[2] = {1'000'003, 911'382'323};
 
 }  // namespace
 
-void prune(Frontier& f, bool& thinned) {
+void prune(Frontier& f) {
   std::sort(f.begin(), f.end(), by_act);
-  sweep(f, thinned);
+  sweep(f);
 }
 
 FrontierCache::FrontierCache(const BalanceProblem& problem, Budget& budget) : problem_(problem), budget_(budget) {
@@ -56,6 +64,7 @@ const Frontier& FrontierCache::build(int a, int b) {
       continue;
     }
     auto built = std::make_unique<Frontier>(extend(prev, problem_.layer(e - 1)));
+    note_error(built->error);
     cached_points_ += built->size();
     budget_.add_work(1 + static_cast<std::int64_t>(built->size() / 64));
     by_range_[key(a, e)] = built.get();
@@ -141,10 +150,11 @@ Frontier FrontierCache::extend(const Frontier& prev, const Layer& l) {
     std::merge(merged.begin(), merged.end(), shifted.begin(), shifted.end(), std::back_inserter(out), by_act);
     merged.swap(out);
   };
+  merged.error = prev.error;  // the dropped points of prev are missing from every shifted copy
   add_copy(l.activation_mib, 0, -1);
   for (int o : problem_.options.recompute_options)
     if (const auto& r = l.recompute[static_cast<std::size_t>(o)]) add_copy(r->activation_mib, r->extra_ms, o);
-  sweep(merged, thinned_);
+  sweep(merged);
   return merged;
 }
 

@@ -23,10 +23,15 @@ struct FrontierPoint {
   int parent = -1;
   int option = -1;  // -1 none
 };
-// Sorted by activation; extra time strictly decreases along it.
-using Frontier = std::vector<FrontierPoint>;
-
-inline constexpr std::size_t kFrontierCap = 128;  // beyond this a frontier is thinned and the proof dropped
+// Points sorted by activation, extra time strictly decreasing along them. A frontier of more than
+// kFrontierPoints points is thinned (pathological models: many layers of distinct costs); then the
+// least extra time it answers for a memory budget may exceed the true least by up to `error` ms,
+// which the proof carries (docs/ppb.md). 0: exact.
+struct Frontier : std::vector<FrontierPoint> {
+  using std::vector<FrontierPoint>::vector;
+  double error = 0;
+};
+inline constexpr std::size_t kFrontierPoints = 1024;
 
 // Index of the point with the least extra time whose activation fits `budget`, or -1.
 inline int best_point(const Frontier& f, double budget) {
@@ -45,9 +50,9 @@ inline int best_point(const Frontier& f, double budget) {
   return best;
 }
 
-// Sorts points by activation (ties by extra time) and keeps the frontier; sets `thinned` when it
-// had to be thinned to kFrontierCap points.
-void prune(Frontier& f, bool& thinned);
+// Sorts points by activation (ties by extra time) and keeps the frontier, thinned beyond
+// kFrontierPoints with its error added to f.error.
+void prune(Frontier& f);
 
 // The frontiers of every range asked for, built once. Layers with the same activation and the same
 // allowed options (the same signature) give the same frontiers, so ranges with the same sequence of
@@ -64,13 +69,13 @@ class FrontierCache {
   }
   // Writes the option of every layer of [a, b) for point k of its frontier into `choice`.
   void choose_layers(int a, int b, int k, std::vector<int>& choice);
+  // The largest error of any frontier built or combined (0: every answer exact).
+  [[nodiscard]] double max_error() const { return max_error_; }
+  void note_error(double error) { max_error_ = std::max(max_error_, error); }
   // Bounds the memory the cache holds. Call only where no reference into it is held.
   void trim() {
     if (cached_points_ > kMaxCachedPoints) clear();
   }
-  // Whether a frontier was thinned (the proof is then lost).
-  [[nodiscard]] bool thinned() const { return thinned_; }
-  void mark_thinned() { thinned_ = true; }
 
  private:
   static constexpr std::size_t kMaxCachedPoints = 4'000'000;
@@ -109,7 +114,7 @@ class FrontierCache {
   std::unordered_map<std::uint64_t, std::vector<Built>, KeyHash> by_hash_;
   std::unordered_map<std::uint64_t, const Frontier*, KeyHash> by_range_;
   std::size_t cached_points_ = 0;
-  bool thinned_ = false;
+  double max_error_ = 0;
 };
 
 }  // namespace ppb::balancer

@@ -3,6 +3,7 @@
 // is in docs/ppb.md.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "balance_problem.hpp"
@@ -22,10 +23,10 @@ class StageBounds {
   // Bounds from physical stage s (one chunk per stage) holding layers [a, b), whose first forward
   // starts no earlier than pf and whose last gradient then drains through the earlier stages in pb,
   // with `extra` its recompute time. The round trip through the later stages is taken at their base
-  // times and the cheapest transfer.
-  [[nodiscard]] Bounds stage(int s, double pf, double pb, int a, int b, double extra) const {
-    double later =
-        p_.range(p_.prefix_f, b, p_.L) + p_.range(p_.prefix_b, b, p_.L) + 2.0 * (p_.pp - 1 - s) * p_.min_send;
+  // times, the cheapest transfer and `later_extra`, the least recompute the later stages need.
+  [[nodiscard]] Bounds stage(int s, double pf, double pb, int a, int b, double extra, double later_extra = 0) const {
+    double later = p_.range(p_.prefix_f, b, p_.L) + p_.range(p_.prefix_b, b, p_.L) +
+                   2.0 * (p_.pp - 1 - s) * p_.min_send + later_extra;
     if (p_.split) later -= p_.range(p_.prefix_w, b, p_.L);
     return from_costs(s, pf, pb, p_.range(p_.prefix_f, a, b), p_.range(p_.prefix_b, a, b) + extra, later);
   }
@@ -54,10 +55,30 @@ class StageBounds {
     double timeline;
     if (nf < m) {
       timeline = pf + std::max(nf * f, f + later) + (m - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
+      if (p_.shape.schedule == Schedule::one_f_one_b && nf > 1)
+        timeline = std::max(timeline, pf + cycles(nf, f, full_b, later));
     } else {  // every forward before the first backward: F(m-1) ends by m f, B0 waits f + later
       timeline = pf + std::max({m * (f + full_b), f + later + m * full_b, m * f + later + full_b});
     }
     return {own, std::max(own, timeline + std::max(drain, tail))};
+  }
+
+  // 1f1b's steady state, from the first forward on: with w = nf - 1 = pp - 1 - s warm-up forwards
+  // and d = w later stages, the backward of micro batch j follows the forward of j + d on the stage
+  // and needs j's round trip through the later stages, which starts when its forward ends. So from
+  // the end of F(j) to the end of F(j + d + 1) the stage takes at least
+  //     P = max((d + 1)(f + b), f + b + later)
+  // (its own d forward-backward pairs, or the round trip, then B(j) and F(j + d + 1)). Chained from
+  // F(w) for n = floor((m - 1 - w) / (d + 1)) steps, then the rest of its operations:
+  //     (w + 1) f + n P + (m - 1 - j) f + (m - j + w) b,   j = w + n (d + 1).
+  // With transfer time t per crossing the round trip holds 2 d t, so every step costs 2 d t beyond
+  // the stage's own work: close to 2 t per micro batch on the early stages, which the fill and
+  // drain terms do not see. Equal to m (f + b) without transfers on equal stages.
+  [[nodiscard]] double cycles(double nf, double f, double b, double later) const {
+    const double m = p_.m, w = nf - 1, d = w;
+    const double n = std::floor((m - 1 - w) / (d + 1));
+    const double j = w + n * (d + 1);
+    return (w + 1) * f + n * std::max((d + 1) * (f + b), f + b + later) + (m - 1 - j) * f + (m - j + w) * b;
   }
 
   // The bound of a complete plan (one chunk per stage) from its exact stage costs; 0 for vpp > 1.

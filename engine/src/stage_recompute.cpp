@@ -44,23 +44,25 @@ double StageRecompute::stage_extra(int s, const Ranges& ranges, std::vector<Fron
   // Several chunks share the stage's memory: combine their frontiers, each scaled by how many of its
   // micro batches the stage holds (an upper bound of the simultaneous peak).
   Frontier joint{FrontierPoint{}};
+  double error = 0;  // of the chunks' frontiers and of the joint ones
   std::vector<Frontier> parts;
-  bool thinned = false;  // joint frontiers are rebuilt per node; their thinning is the cache's too
   for (std::size_t c = 0; c < ranges.size(); ++c) {
     const double h = p.held_at(s + static_cast<int>(c) * p.pp);
     const Frontier& f = frontiers_.frontier(ranges[c].first, ranges[c].second);
     Frontier next;
     next.reserve(joint.size() * f.size());
+    error += f.error;
     for (std::size_t i = 0; i < joint.size(); ++i)
       for (std::size_t j = 0; j < f.size(); ++j)
         next.push_back(
             {joint[i].act + h * f[j].act, joint[i].extra + f[j].extra, static_cast<int>(i), static_cast<int>(j)});
     budget_.add_work(static_cast<std::int64_t>(next.size() / 64));
-    prune(next, thinned);
+    prune(next);
+    error += next.error;
     parts.push_back(next);
     joint.swap(next);
   }
-  if (thinned) frontiers_.mark_thinned();
+  frontiers_.note_error(error);
   const int k = best_point(joint, budget);
   if (k < 0) return kInf;
   if (chosen) {

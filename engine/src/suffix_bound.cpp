@@ -10,6 +10,10 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
   table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
+  // Only the exact table knows recompute times; otherwise the later stages' least is taken as 0.
+  least_extra_.assign(static_cast<std::size_t>(V) + 1,
+                      std::vector<double>(static_cast<std::size_t>(L) + 1, with_recompute && V == p_.pp ? kInf : 0.0));
+  least_extra_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
   with_recompute_ = with_recompute;
   until_ms_ = until_ms;
   a_ = L;
@@ -43,14 +47,34 @@ PhaseStatus SuffixBound::step(Budget& budget) {
       const double* const after_row = row(v + 1);
       const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
       const int last = p_.last_end(v);
+      const double* const later_extra = least_extra(v + 1);
+      if (with_recompute_ && V == pp) {
+        // The least summed recompute of stages v.. from a: every end whose stage fits memory.
+        double least = kInf;
+        for (int b = p_.first_end(v, a); b <= last; ++b) {
+          const double extra = recompute_.one_extra(chunk_memory, a, b);
+          if (extra == kInf) break;  // more layers only need more memory
+          least = std::min(least, extra + later_extra[static_cast<std::size_t>(b)]);
+        }
+        least_extra_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = least;
+      }
       for (int b = p_.first_end(v, a); b <= last; ++b) {
         const double after = after_row[static_cast<std::size_t>(b)];
         if (after == kInf) continue;
         const double extra = V != pp ? 0.0 : recompute_.one_extra(chunk_memory, a, b, with_recompute_);
         if (extra == kInf) break;  // more layers only need more memory
-        const Bounds bound = V == pp ? bounds_.stage(s, pf, pb, a, b, extra) : Bounds{0, 0};
+        const Bounds bound =
+            V == pp ? bounds_.stage(s, pf, pb, a, b, extra, later_extra[static_cast<std::size_t>(b)]) : Bounds{0, 0};
         if (bound.growing >= best) break;  // only grows with b
-        const double value = std::max(bound.strong, after);
+        // The later stages' bounds were taken with the cheapest transfer and no recompute before
+        // them; every later bound grows by what this stage adds beyond that to their fill (its
+        // transfer) and drain (its transfer back and its recompute).
+        double shift = 0;
+        if (V == pp && v + 1 < V) {
+          const double send = p_.send_after(b) - p_.min_send;
+          shift = send + (p_.drain_additive ? send + extra : 0);
+        }
+        const double value = std::max(bound.strong, shift + after);
         if (value < best) {
           best = value;
           best_b = b;
@@ -69,6 +93,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
 
 void SuffixBound::clear() {
   table_.assign(static_cast<std::size_t>(p_.V) + 1, std::vector<double>(static_cast<std::size_t>(p_.L) + 1, 0.0));
+  least_extra_ = table_;
 }
 
 std::vector<int> SuffixBound::plan() const {

@@ -37,6 +37,10 @@ class SuffixBound {
   }
   // Row v + 1 is what the stages after v can reach, indexed by v's end.
   [[nodiscard]] const double* row(int v) const { return table_[static_cast<std::size_t>(v)].data(); }
+  // least_extra(v)[a]: the least recompute time, summed, of virtual stages v.. when v starts at a,
+  // with each stage's least recompute that fits (0 without the exact table); kInf when no plan of
+  // them fits. It is part of the round trip every earlier stage waits for.
+  [[nodiscard]] const double* least_extra(int v) const { return least_extra_[static_cast<std::size_t>(v)].data(); }
   // The stage ends of the plan the table's minimum is built from.
   [[nodiscard]] std::vector<int> plan() const;
 
@@ -47,6 +51,7 @@ class SuffixBound {
   const StageBounds& bounds_;
   std::vector<std::vector<double>> table_;
   std::vector<std::vector<int>> next_;  // the end of stage v that gives table_[v][a]
+  std::vector<std::vector<double>> least_extra_;
   // The table being built: its kind, its deadline, the next row (start layer) and the pace mark.
   bool with_recompute_ = true;
   double until_ms_ = 0;

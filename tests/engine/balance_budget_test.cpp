@@ -82,16 +82,16 @@ bool has_note(const BalanceResult& r, const std::string& part) {
   return false;
 }
 
-// 4,000 layers over 8 stages with memory binding: each bound table would take 4,001 rows, one clock
+// 2,000 layers over 8 stages with memory binding: each bound table would take 2,001 rows, one clock
 // reading (1 ms) each at least, far beyond its share of the 60 ms budget, so each is given up after
 // its first rows, not at the end of its share; the search then runs to the budget and stops there.
 TEST(BalanceBudget, EveryPhaseStopsWithinTheBudget) {
-  const Model model = distinct_layers(4'000);
+  const Model model = distinct_layers(2'000);
   Device device;
-  // The even split holds 500 layers of 10 MiB static and up to 8 micro batches of ~80 MiB each per
-  // layer: 500 x (10 + 8 x 80) = 325,000 MiB on stage 0; a fifth of that makes the early stages
-  // recompute, and still fits with full recompute (500 x (10 + 8 x 2) = 13,000 MiB).
-  device.memory_limit_mib = 65'000;
+  // The even split holds 250 layers of 10 MiB static and up to 8 micro batches of ~80 MiB each per
+  // layer: 250 x (10 + 8 x 80) = 162,500 MiB on stage 0; a fifth of that makes the early stages
+  // recompute, and still fits with full recompute (250 x (10 + 8 x 2) = 6,500 MiB).
+  device.memory_limit_mib = 32'500;
   SteppingClock clock;
   BalanceOptions options;
   options.recompute_options = {0, 1};

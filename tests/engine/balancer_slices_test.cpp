@@ -74,7 +74,7 @@ std::vector<Case> cases() {
   out.push_back(
       {"proven", bench_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
   out.push_back({"node budget", bench_like(1000), shape_of(64, 64, Schedule::one_f_one_b),
-                 3000 + 15.6 * 400 + 64 * 15.6 * 300 / 3.0, 20'000});
+                 3000 + 15.6 * 400 + 64 * 15.6 * 300 / 3.0, 5'000});
   out.push_back({"nothing fits", bench_like(96), shape_of(8, 32, Schedule::one_f_one_b), 3000});
   out.push_back({"interleaved", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 5'000});
   out.push_back({"zb_h1", bench_like(40), shape_of(4, 8, Schedule::zb_h1), 20'000, 5'000});
