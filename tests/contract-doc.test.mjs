@@ -221,10 +221,12 @@ test('every documented response field is produced', () => {
 
 // Which request sections each parser reads: a name it reads must be documented under one of them.
 const PARSERS = {
-  'io.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export', 'transformer', 'parallel'],
+  'request_reader.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export',
+                         'transformer', 'parallel'],
+  'model_reader.cpp': ['model'],
   'balance_command.cpp': ['balance'],
   'search_request.cpp': ['search', 'training', 'parallel', 'balance'],
-  'transformer.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
+  'transformer_description.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
   'sapp.cpp': ['sapp'],
   'import.cpp': ['sapp', 'transformer', 'model'],
   'export_command.cpp': ['export'],
@@ -232,10 +234,12 @@ const PARSERS = {
 
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
-const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'device.cpp', 'estimate.cpp', 'export.cpp', 'compare_command.cpp', 'compare.cpp', 'export_pytorch.cpp', 'field_reader.cpp',
-                     'model.cpp', 'plan.cpp', 'schedule.cpp', 'schedule_dualpipev.cpp', 'schedule_megatron.cpp',
-                     'schedule_names.cpp', 'schedule_zero_bubble.cpp', 'simulate.cpp',
-                     'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'version.cpp',
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
+                     'estimate.cpp', 'export.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
+                     'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
+                     'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
+                     'simulate.cpp', 'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'transformer.cpp',
+                     'transformer_formulas.cpp', 'version.cpp',
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
                      'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp',
@@ -270,8 +274,9 @@ function fieldsRead(source) {
   add(/\["(\w+)"\](?!\s*=(?!=))/g);
   add(/\bsection\("(\w+)"\)/g);
   add(/optional_int\(\s*\w+,\s*"(\w+)"/g);
-  add(/read_dimension\(\s*\w+,\s*"(\w+)"/g);
-  add(/\binteger\(\w+,\s*"(\w+)"/g);  // the transformer reader's integer(reader, "key", ...)
+  // Helpers that read a field of a reader: integer(reader, "key", ...), read_per_stage(reader, "key", ...),
+  // read_dimension(section, "key", ...).
+  add(/\b(?:integer|read_\w+)\(\w+,\s*"(\w+)"/g);
   add(/std::pair\{"(\w+)"/g);
   add(/field\.key\(\) == "(\w+)"/g);
   add(/key\(\) != "(\w+)"/g);
@@ -294,18 +299,21 @@ test('every engine source is either scanned as a parser or known to read no requ
 
 test('the scan of the parsers finds the fields interface.md names', () => {
   const expected = {
-    'io.cpp': ['format', 'layers', 'count', 'pin', 'forward_ms', 'backward_ms', 'weight_backward_ms', 'params',
-               'weights_mib', 'grads_mib', 'optimizer_mib', 'static_mib', 'activation_mib', 'send_mib', 'recompute',
-               'extra_ms', 'global_batch_size', 'micro_batch_size', 'dp_degree', 'bytes_per_param', 'memory_limit_mib',
-               'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'pp_degree', 'vpp_degree', 'micro_batch_num',
-               'schedule', 'stage_partition', 'stage_layers', 'layer_offset', 'allow_empty_stages'],
+    'model_reader.cpp': ['format', 'layers', 'count', 'pin', 'forward_ms', 'backward_ms', 'weight_backward_ms',
+                         'params', 'weights_mib', 'grads_mib', 'optimizer_mib', 'static_mib', 'activation_mib',
+                         'send_mib', 'recompute', 'extra_ms'],
+    'request_reader.cpp': ['global_batch_size', 'micro_batch_size', 'dp_degree', 'bytes_per_param', 'memory_limit_mib',
+                           'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'pp_degree', 'vpp_degree',
+                           'micro_batch_num', 'schedule', 'stage_partition', 'stage_layers', 'layer_offset',
+                           'allow_empty_stages'],
     'balance_command.cpp': ['recompute_options'],
     'search_request.cpp': ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule', 'top_k'],
-    'transformer.cpp': ['num_layers', 'hidden_size', 'num_attention_heads', 'num_query_groups', 'ffn_hidden_size',
-                        'gated_mlp', 'normalization', 'dropout', 'vocab_size', 'seq_length', 'tied_embeddings', 'moe',
-                        'num_experts', 'top_k', 'expert_ffn_hidden_size', 'first_dense_layers', 'shared_experts',
-                        'tp_degree', 'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'precision',
-                        'distributed_optimizer', 'peak_tflops', 'compute_efficiency'],
+    'transformer_description.cpp': ['num_layers', 'hidden_size', 'num_attention_heads', 'num_query_groups',
+                                    'ffn_hidden_size', 'gated_mlp', 'normalization', 'dropout', 'vocab_size',
+                                    'seq_length', 'tied_embeddings', 'moe', 'num_experts', 'top_k',
+                                    'expert_ffn_hidden_size', 'first_dense_layers', 'shared_experts', 'tp_degree',
+                                    'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'precision',
+                                    'distributed_optimizer', 'peak_tflops', 'compute_efficiency'],
     'sapp.cpp': ['layers_description'],
     'import.cpp': ['transformer', 'model'],
     'export_command.cpp': ['export', 'to'],

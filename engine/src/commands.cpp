@@ -14,7 +14,9 @@
 #include <map>
 
 #include "ppb/estimate.hpp"
-#include "ppb/io.hpp"
+#include "ppb/json_text.hpp"
+#include "ppb/request_reader.hpp"
+#include "ppb/response_writer.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/plan.hpp"
 
@@ -23,80 +25,6 @@ namespace ppb {
 using nlohmann::json;
 
 namespace detail {
-namespace {
-
-// The text json::dump() gives (compact, UTF-8 kept, invalid UTF-8 an error), written straight into
-// one string. nlohmann's serializer goes through a virtual call per piece of output and decodes every
-// byte of every string; compiled to WebAssembly that made it 2.5 times slower than natively, a fifth
-// of a small estimate's time under node. Numbers use the serializer's own formatting function;
-// strings with anything but printable ASCII, and any kind of value a response does not hold, still
-// go through dump().
-void write_string(const std::string& text, std::string& out) {
-  const bool plain = std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
-  if (!plain) {
-    out += json(text).dump();
-    return;
-  }
-  out += '"';
-  out += text;
-  out += '"';
-}
-
-void write_json(const json& value, std::string& out) {
-  std::array<char, 64> digits{};  // as the serializer's number buffer
-  switch (value.type()) {
-    case json::value_t::null: out += "null"; return;
-    case json::value_t::boolean: out += value.get<bool>() ? "true" : "false"; return;
-    case json::value_t::number_integer:
-      out.append(digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), value.get<std::int64_t>()).ptr);
-      return;
-    case json::value_t::number_unsigned:
-      out.append(digits.data(), std::to_chars(digits.data(), digits.data() + digits.size(), value.get<std::uint64_t>()).ptr);
-      return;
-    case json::value_t::number_float: {
-      const double x = value.get<double>();
-      if (!std::isfinite(x)) out += "null";
-      else out.append(digits.data(), nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), x));
-      return;
-    }
-    case json::value_t::string: write_string(value.get_ref<const std::string&>(), out); return;
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const json& element : value.get_ref<const json::array_t&>()) {
-        if (!first) out += ',';
-        first = false;
-        write_json(element, out);
-      }
-      out += ']';
-      return;
-    }
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [key, element] : value.get_ref<const json::object_t&>()) {
-        if (!first) out += ',';
-        first = false;
-        write_string(key, out);
-        out += ':';
-        write_json(element, out);
-      }
-      out += '}';
-      return;
-    }
-    case json::value_t::binary:
-    case json::value_t::discarded: break;
-  }
-  out += value.dump();
-}
-
-std::string json_text(const json& value) {
-  std::string out;
-  write_json(value, out);
-  return out;
-}
-
-}  // namespace
 
 CommandOutput ok_response(const std::string& command, json result, const Diagnostics& d) {
   json out = {{"ok", true}, {"command", command}, {"result", std::move(result)}};

@@ -6,7 +6,8 @@
 #include "field_reader.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/export.hpp"
-#include "ppb/io.hpp"
+#include "ppb/request_reader.hpp"
+#include "ppb/response_writer.hpp"
 #include "ppb/trace.hpp"
 
 namespace ppb::detail {

@@ -1,5 +1,5 @@
-// The one reader of request JSON fields: type names, number formatting, typed reads with ranges,
-// and unknown-field warnings that never repeat a hostile name.
+// The one reader of request JSON fields: typed reads with ranges, and unknown-field warnings that
+// never repeat a hostile name.
 #include "field_reader.hpp"
 
 #include <algorithm>
@@ -10,60 +10,7 @@ namespace ppb {
 
 using nlohmann::json;
 
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
-
-const char* type_name(const json& value) {
-  switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
-
-std::string number_text(double x) {
-  if (std::isfinite(x) && std::fabs(x) < 1e15 && std::floor(x) == x) return std::to_string(static_cast<long long>(x));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  if (std::fabs(x) >= 1 && std::fabs(x) < 1e15) std::snprintf(buf, sizeof buf, "%.3f", x);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
 namespace {
-
-// Longest text a message repeats: a field name or a value of a closed set is far shorter.
-constexpr std::size_t kMaxQuoted = 64;
-
-// Printable ASCII without the characters of markup and quoting, so a message shown as HTML or
-// pasted into a shell or a terminal means what it says.
-bool plain(std::string_view text) {
-  return text.size() <= kMaxQuoted && std::all_of(text.begin(), text.end(), [](char c) {
-           const auto u = static_cast<unsigned char>(c);
-           return u >= 0x20 && u < 0x7f && c != '<' && c != '>' && c != '&' && c != '"' && c != '\'' && c != '`' &&
-                  c != '\\';
-         });
-}
 
 std::string str(std::int64_t n) { return std::to_string(n); }
 
@@ -83,20 +30,6 @@ std::string over_message(const std::string& what, double x, double max, const ch
 }
 
 }  // namespace
-
-std::string quoted_input(std::string_view text) {
-  std::string out;  // built by appending: GCC 12 warns on "literal" + string (-Wrestrict)
-  if (plain(text)) {
-    out += '"';
-    out += text;
-    out += '"';
-  } else {
-    out += "(a ";
-    out += std::to_string(text.size());
-    out += "-byte text, not repeated here)";
-  }
-  return out;
-}
 
 std::optional<double> read_number(const json& value, const std::string& path, const std::string& what,
                                   const NumberRange& range, Diagnostics& d) {
@@ -217,10 +150,11 @@ FieldReader::~FieldReader() {
     if (known_.count(it.key())) continue;
     // The path carries the name once, escaped; the sentence repeats it only when it is plain text.
     diagnostics_.warning("UNKNOWN_FIELD", at(it.key()),
-                         plain(it.key()) ? "field \"" + it.key() + "\" is not part of " + owner_ + " and was ignored."
-                                         : "a field is not part of " + owner_ + " and was ignored; its name (" +
-                                               std::to_string(it.key().size()) +
-                                               " bytes) is not repeated here, the path holds it.");
+                         plain_text(it.key())
+                             ? "field \"" + it.key() + "\" is not part of " + owner_ + " and was ignored."
+                             : "a field is not part of " + owner_ + " and was ignored; its name (" +
+                                   std::to_string(it.key().size()) +
+                                   " bytes) is not repeated here, the path holds it.");
   }
 }
 

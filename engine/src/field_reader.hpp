@@ -21,23 +21,11 @@
 #include <string_view>
 #include <vector>
 
+#include "message_text.hpp"
 #include "ppb/diagnostics.hpp"
 #include "ppb/limits.hpp"
 
 namespace ppb {
-
-// The kind of a JSON value as a message says it: "a string", "an object", "null", ...
-const char* type_name(const nlohmann::json& value);
-
-// Numbers in messages: whole numbers without a fraction (1000000000000), others with up to three
-// decimals (2.5, 0.125), very large or small ones in exponent form (1e+300).
-std::string number_text(double x);
-
-// A user's text quoted for a message ("\"2f2b\"") when it is short plain text; otherwise a note that
-// it is not repeated ("(a 5000-byte text, not repeated here)"): a message never carries markup,
-// control characters or megabytes of someone else's input. The path of the diagnostic still holds
-// a key in full, JSON-escaped.
-std::string quoted_input(std::string_view text);
 
 // The range of a number. Below `min` (or at it, when exclusive) is NEGATIVE for a value under 0
 // where `min` is 0 or more, and OUT_OF_RANGE otherwise; above `max` is `over_code`, said as "it must be at most" for

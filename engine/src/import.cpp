@@ -8,7 +8,7 @@
 
 #include "command_support.hpp"
 #include "field_reader.hpp"
-#include "ppb/io.hpp"
+#include "ppb/model_reader.hpp"
 #include "ppb/sapp.hpp"
 
 #include "ppb/transformer.hpp"

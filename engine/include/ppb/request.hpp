@@ -1,6 +1,6 @@
 // A parsed request: the model plus training, device and pipeline settings and outside components,
-// as plain values. The JSON side lives in io.hpp; everything here is already validated for types and
-// ranges. The pipeline section is kept as the user stated it; plan.hpp resolves it into a Plan.
+// as plain values. The JSON side lives in request_reader.hpp; everything here is already validated
+// for types and ranges. The pipeline section is kept as the user stated it; plan.hpp resolves it into a Plan.
 #pragma once
 
 #include <cstdint>

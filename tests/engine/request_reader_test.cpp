@@ -1,6 +1,6 @@
-// The request parser (io): where the training figures come from when a request states them in
+// The request reader: where the training figures come from when a request states them in
 // another section.
-#include "ppb/io.hpp"
+#include "ppb/request_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,20 +13,25 @@ namespace {
 
 // A small dense transformer: 4 decoder layers between the pinned embedding and head.
 json small_transformer() {
-  return {{"transformer", {{"num_layers", 4}, {"hidden_size", 256}, {"num_attention_heads", 4}, {"vocab_size", 1024},
-                           {"seq_length", 128}}},
+  return {{"transformer",
+           {{"num_layers", 4},
+            {"hidden_size", 256},
+            {"num_attention_heads", 4},
+            {"vocab_size", 1024},
+            {"seq_length", 128}}},
           {"device", {{"peak_tflops", 100}}},
           {"pipeline", {{"pp_degree", 2}}}};
 }
 
 std::size_t count_code(const json& response, const std::string& code) {
   const json errors = response.value("errors", json::array());
-  return static_cast<std::size_t>(std::count_if(errors.begin(), errors.end(), [&](const json& e) { return e["code"] == code; }));
+  return static_cast<std::size_t>(
+      std::count_if(errors.begin(), errors.end(), [&](const json& e) { return e["code"] == code; }));
 }
 
 // interface.md's transformer example puts dp_degree under parallel. By the derivation
 // micro_batch_num = global_batch_size / (micro_batch_size x dp_degree) = 64 / (1 x 8) = 8, not 64.
-TEST(Io, ParallelDpDegreeDerivesMicroBatchNumForATransformer) {
+TEST(RequestReader, ParallelDpDegreeDerivesMicroBatchNumForATransformer) {
   json req = small_transformer();
   req["parallel"] = {{"dp_degree", 8}};
   req["training"] = {{"global_batch_size", 64}, {"micro_batch_size", 1}};
@@ -36,7 +41,7 @@ TEST(Io, ParallelDpDegreeDerivesMicroBatchNumForATransformer) {
 }
 
 // The same fallback for a layer cost document: 64 / (2 x 4) = 8 micro batches.
-TEST(Io, ParallelDpDegreeDerivesMicroBatchNumForAModel) {
+TEST(RequestReader, ParallelDpDegreeDerivesMicroBatchNumForAModel) {
   const json req = {{"model", uniform_model(4, 1, 2, 0, 0)},
                     {"parallel", {{"dp_degree", 4}}},
                     {"training", {{"global_batch_size", 64}, {"micro_batch_size", 2}}},
@@ -56,7 +61,7 @@ TEST(Io, ParallelDpDegreeDerivesMicroBatchNumForAModel) {
 
 // Given in both sections, the numbers must agree (the transformer generator's rule, now for a model
 // too); equal numbers are fine and the conflict is reported once.
-TEST(Io, DpDegreeInBothSectionsMustAgree) {
+TEST(RequestReader, DpDegreeInBothSectionsMustAgree) {
   json model_req = {{"model", uniform_model(4, 1, 2, 0, 0)},
                     {"parallel", {{"dp_degree", 8}}},
                     {"training", {{"global_batch_size", 64}, {"dp_degree", 8}}},
@@ -81,7 +86,7 @@ TEST(Io, DpDegreeInBothSectionsMustAgree) {
 // A bad parallel.dp_degree is an error at its path; with a transformer the generator reports it and
 // the request parser does not add a second error for the same field. 0 is below dp_degree's minimum
 // of 1 without being negative: OUT_OF_RANGE.
-TEST(Io, BadParallelDpDegreeIsReportedOnce) {
+TEST(RequestReader, BadParallelDpDegreeIsReportedOnce) {
   const json model_req = {{"model", uniform_model(4, 1, 2, 0, 0)},
                           {"parallel", {{"dp_degree", 0}}},
                           {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}}}};
@@ -95,7 +100,8 @@ TEST(Io, BadParallelDpDegreeIsReportedOnce) {
   r = run("estimate", transformer_req);
   EXPECT_FALSE(r["ok"]);
   const json errors = r["errors"];
-  EXPECT_EQ(std::count_if(errors.begin(), errors.end(), [](const json& e) { return e["path"] == "/parallel/dp_degree"; }), 1)
+  EXPECT_EQ(
+      std::count_if(errors.begin(), errors.end(), [](const json& e) { return e["path"] == "/parallel/dp_degree"; }), 1)
       << r.dump();
 }
 

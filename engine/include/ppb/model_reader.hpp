@@ -1,0 +1,24 @@
+// The model document in: a ppb.model.v1 layer cost document (docs/contract.md, "Model document")
+// read into a Model, every field checked, entries with `count` expanded.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ppb/diagnostics.hpp"
+#include "ppb/model.hpp"
+#include "ppb/training.hpp"
+
+namespace ppb {
+
+// Reads a ppb.model.v1 document found at JSON Pointer `path` of the request ("/model", or
+// "/transformer" for a generated one). `params` become MiB with `bytes_per_param`. Every problem goes
+// to `diagnostics`; the model is meaningful only when there is none.
+//   Diagnostics d;
+//   Model m = parse_model(json::parse(R"({"layers": [{"name": "decoder", "count": 4, "forward_ms": 1}]})"),
+//                         "/model", BytesPerParam{}, d);
+//   // m.layer_count() == 4, m.layers[0].backward_ms == 2 (twice the forward by default)
+Model parse_model(const nlohmann::json& document, const std::string& path, const BytesPerParam& bytes_per_param,
+                  Diagnostics& diagnostics);
+
+}  // namespace ppb

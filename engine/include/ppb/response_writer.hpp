@@ -1,0 +1,23 @@
+// Responses as JSON: the estimate result every command's plan is reported in, and the lists of
+// errors and warnings. docs/contract.md lists every field.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "ppb/diagnostics.hpp"
+#include "ppb/estimate.hpp"
+#include "ppb/model.hpp"
+
+namespace ppb {
+
+// The contract's estimate result: feasible, step time, bubble, imbalance, the plan in every form
+// (stage_partition, stage_layers, layer_offset, layer_recompute, recompute_counts), per-stage memory
+// and time, violations, and with `include_timeline` the operations and memory over time.
+nlohmann::json estimate_json(const Estimate& estimate, const Model& model, bool include_timeline);
+
+// [{"code", "path", "message"}, ...], at most limits::max_diagnostics, then one TOO_MANY_ERRORS
+// (TOO_MANY_WARNINGS) entry counting the rest.
+nlohmann::json errors_json(const Diagnostics& diagnostics);
+nlohmann::json warnings_json(const Diagnostics& diagnostics);
+
+}  // namespace ppb
