@@ -185,7 +185,7 @@ export function catalogue({ cli = defaultCli } = {}) {
   const link = (/** @type {string} */ source) => `[${source.split('/').pop()}](../${source})`;
   const counts = { error: 0, warning: 0 };
   for (const { kind } of ex.values()) counts[kind]++;
-  const multiple = run(cli, 'import', join(corpusDir, 'import.transformer-heads-not-divisible-by-tp.json')).response;
+  const multiple = run(cli, 'estimate', join(corpusDir, 'estimate.every-error-at-once.json')).response;
   const warned = run(cli, 'estimate', join(corpusDir, 'estimate.unknown-field.json')).response;
   const lines = [
     '# Error and warning codes',
@@ -202,13 +202,13 @@ export function catalogue({ cli = defaultCli } = {}) {
     '',
     'An invalid request gets `"ok": false` and `errors`, each with a stable `code`, the JSON Pointer',
     '`path` of the offending field (`""` for the request as a whole) and a `message` a person can act on.',
-    'Validation does not stop at the first problem: every error found is listed. It runs in two rounds:',
-    'the fields of every section first, then the plan against the model (partition, offsets, recompute',
-    'counts, degrees against the layers), which needs a valid model, training, pipeline and components;',
-    'when those have errors, the plan\'s are reported once they are fixed. Errors in device, balance',
-    'and export come with the plan\'s in one answer. This request',
-    '(`tests/bad-inputs/import.transformer-heads-not-divisible-by-tp.json`) breaks two tensor-parallel rules',
-    'at once:',
+    'Validation does not stop at the first problem: every error found is listed. The fields of every',
+    'section are read first; then every check of the plan against the model (partition, offsets,',
+    'recompute, degrees against the layers, the schedule\'s rules) runs whose inputs were read, whatever',
+    'else is wrong. A value that could not be read is one error: the checks that need it are left out',
+    'rather than run on a default. This request (`tests/bad-inputs/estimate.every-error-at-once.json`)',
+    'has a negative forward time, a memory limit given as text, an unknown schedule, an unknown recompute',
+    'option and a layer_offset that does not sum:',
     '',
     '```json',
     `{"ok": ${multiple.ok}, "errors": [`,

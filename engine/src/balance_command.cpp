@@ -30,7 +30,7 @@ struct BalanceSettings {
   double time_budget_ms = 2000;
 };
 
-BalanceSettings parse_balance(const json& document, const Model& model, Diagnostics& d) {
+BalanceSettings parse_balance(const json& document, const Model& model, bool layers_known, Diagnostics& d) {
   BalanceSettings settings;
   for (std::size_t o = 0; o < model.recompute_options.size(); ++o)
     settings.recompute_options.push_back(static_cast<int>(o));
@@ -41,7 +41,8 @@ BalanceSettings parse_balance(const json& document, const Model& model, Diagnost
     return settings;
   }
   FieldReader f(*it, "/balance", d);
-  if (const json* options = f.array("recompute_options", "option names"))
+  // Option names are checked against the model only when its layers were read.
+  if (const json* options = f.array("recompute_options", "option names"); options && layers_known)
     settings.recompute_options = read_recompute_option_list(*options, f.at("recompute_options"), model, d);
   if (auto mode = f.string("mode")) {
     if (*mode == "optimal" || *mode == "offset")
@@ -89,8 +90,7 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   Diagnostics& d = out.diagnostics;
   out.request = parse_request(document, d);
   Request& request = out.request;
-  if (!plan_checks_apply(d)) return false;
-  out.settings = parse_balance(document, request.model, d);
+  out.settings = parse_balance(document, request.model, !request.unread.layers, d);
   if (request.pipeline.partition_form != PartitionForm::even || request.pipeline.recompute_form != RecomputeForm::none)
     d.warning("IGNORED_FIELD", "/pipeline",
               "balance chooses the partition and recompute itself; the ones given in pipeline are ignored.");
@@ -99,6 +99,7 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   open.pipeline.partition.clear();
   open.pipeline.recompute_form = RecomputeForm::none;
   open.pipeline.recompute.clear();
+  open.unread.partition = open.unread.recompute = false;  // ignored, as above
   auto shape = checked_plan(open, d);
   if (!shape || !d.ok()) return false;
   // The balancer's bound tables hold one entry per (virtual stage, layer boundary).

@@ -17,13 +17,10 @@ namespace ppb::detail {
 CommandOutput ok_response(const std::string& command, nlohmann::json result, const Diagnostics& diagnostics);
 // {"ok": false, "errors": [...]}, exit status 2.
 CommandOutput invalid(const Diagnostics& diagnostics);
-// resolve_plan plus the simulation size cap.
+// resolve_plan plus the components' lengths and the simulation size cap. Every check whose inputs
+// were read runs, whatever else is wrong, so one answer lists every problem; the plan is returned
+// only when there is none at all.
 std::optional<Plan> checked_plan(const Request& request, Diagnostics& diagnostics);
-// Whether the plan's checks against the model (partition, offsets, recompute, degrees) can run
-// beside the errors found so far, so that one answer lists them too: not when the model, the
-// training batch sizes, the pipeline, the components or the request as a whole have errors, which
-// the checks read.
-bool plan_checks_apply(const Diagnostics& diagnostics);
 
 CommandOutput run_estimate(const nlohmann::json& document);
 CommandOutput run_import(const nlohmann::json& document);

@@ -39,6 +39,18 @@ CommandOutput invalid(const Diagnostics& d) {
 }
 
 std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
+  // Component lengths need only pp_degree, so they are checked beside the plan's own problems.
+  if (!request.unread.degrees && !request.unread.components && request.pipeline.pp_degree >= 1) {
+    const int pp = request.pipeline.pp_degree;
+    for (std::size_t i = 0; i < request.components.size(); ++i) {
+      const auto& c = request.components[i];
+      for (auto [key, values] : {std::pair{"step_ms", &c.step_ms}, std::pair{"memory_mib", &c.memory_mib}})
+        if (values->size() > 1 && values->size() != static_cast<std::size_t>(pp))
+          d.error("COMPONENT_LENGTH", "/components/" + std::to_string(i) + "/" + key,
+                  std::string(key) + " of component \"" + c.name + "\" has " + std::to_string(values->size()) +
+                      " values; give one, or one per stage (" + std::to_string(pp) + ").");
+    }
+  }
   auto plan = resolve_plan(request, d);
   if (!plan) return std::nullopt;
   const std::int64_t pairs = static_cast<std::int64_t>(plan->virtual_stages()) * plan->micro_batch_num;
@@ -48,31 +60,13 @@ std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
                 std::to_string(limits::max_simulated_pairs) + " simulated (virtual stage, micro batch) pairs.");
     return std::nullopt;
   }
-  for (std::size_t i = 0; i < request.components.size(); ++i) {
-    const auto& c = request.components[i];
-    for (auto [key, values] : {std::pair{"step_ms", &c.step_ms}, std::pair{"memory_mib", &c.memory_mib}})
-      if (values->size() > 1 && values->size() != static_cast<std::size_t>(plan->pp_degree))
-        d.error("COMPONENT_LENGTH", "/components/" + std::to_string(i) + "/" + key,
-                std::string(key) + " of component \"" + c.name + "\" has " + std::to_string(values->size()) +
-                    " values; give one, or one per stage (" + std::to_string(plan->pp_degree) + ").");
-  }
   if (!d.ok()) return std::nullopt;
   return plan;
-}
-
-bool plan_checks_apply(const Diagnostics& d) {
-  for (const auto& e : d.errors()) {
-    if (e.path.empty()) return false;
-    for (const std::string section : {"/model", "/transformer", "/training", "/parallel", "/pipeline", "/components"})
-      if (e.path == section || e.path.rfind(section + "/", 0) == 0) return false;
-  }
-  return true;
 }
 
 CommandOutput run_estimate(const json& document) {
   Diagnostics d;
   Request request = parse_request(document, d);
-  if (!plan_checks_apply(d)) return invalid(d);
   auto plan = checked_plan(request, d);
   if (!plan || !d.ok()) return invalid(d);
   const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);

@@ -47,7 +47,6 @@ CommandOutput run_export(const json& document) {
   Diagnostics d;
   Request request = parse_request(document, d);
   const std::string target = export_target(document, d);
-  if (!plan_checks_apply(d)) return invalid(d);
   auto plan = checked_plan(request, d);
   if (!plan || !d.ok()) return invalid(d);
   const bool trace = target == "chrome-trace";

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "message_text.hpp"
 #include "ppb/schedule.hpp"
 
 namespace ppb {
@@ -365,109 +366,129 @@ std::optional<std::int64_t> resolve_micro_batch_num(const Training& training, co
   return derived;
 }
 
+namespace {
+
+// The schedule program's own conditions on the degrees and the micro batches (schedule_problems).
+void check_schedule(const PipelineShape& shape, bool micro_batches_known, Diagnostics& diagnostics) {
+  for (const ScheduleProblem& p : schedule_problems(shape)) {
+    if (!micro_batches_known && p.path == "/pipeline/micro_batch_num") continue;
+    diagnostics.error(p.code, p.path, p.message);
+  }
+}
+
+// A virtual stage needs a layer of its own: at most the body layers plus one per pinned group.
+bool check_stage_count(const Model& model, const PipelineSpec& spec, int vpp_degree, Diagnostics& diagnostics) {
+  const std::int64_t virtual_stages = static_cast<std::int64_t>(spec.pp_degree) * vpp_degree;
+  const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
+  if (virtual_stages <= units || spec.allow_empty_stages) return true;
+  diagnostics.error("PP_EXCEEDS_LAYERS", "/pipeline/pp_degree",
+                    "pp_degree x vpp_degree = " + str(spec.pp_degree) + " x " + str(vpp_degree) + " = " +
+                        str(virtual_stages) + " virtual stages, but the model can be split into at most " + str(units) +
+                        " (" + plural(model.body_count(), "body layer") +
+                        (model.pinned_first + model.pinned_last > 0 ? " plus the pinned groups" : "") +
+                        "); lower pp_degree or vpp_degree.");
+  return false;
+}
+
+// The partition in the form given, checked, as layers per virtual stage.
+std::optional<std::vector<int>> stage_layers_of(const Model& model, const PipelineSpec& spec, int v,
+                                                Diagnostics& diagnostics) {
+  std::optional<std::vector<int>> stage_layers;
+  switch (spec.partition_form) {
+    case PartitionForm::even: stage_layers = even_stage_layers(model, v); break;
+    case PartitionForm::stage_partition: stage_layers = from_stage_partition(model, spec.partition, v, diagnostics); break;
+    case PartitionForm::stage_layers: stage_layers = from_stage_layers(model, spec.partition, v, diagnostics); break;
+    case PartitionForm::layer_offset: stage_layers = from_layer_offset(model, spec.partition, v, diagnostics); break;
+  }
+  if (!stage_layers || spec.allow_empty_stages) return stage_layers;
+  // One error naming the empty stages (the first 10): errors with one code and path are
+  // de-duplicated to the first, so one error per stage would name only the first stage.
+  std::string empty;
+  int empty_count = 0;
+  for (int s = 0; s < v; ++s)
+    if ((*stage_layers)[static_cast<std::size_t>(s)] == 0 && ++empty_count <= 10)
+      empty += (empty_count == 1 ? "" : ", ") + str(s);
+  if (empty_count > 10) empty += " and " + str(empty_count - 10) + " more";
+  if (empty_count > 0)
+    diagnostics.error("EMPTY_STAGE", partition_field(spec.partition_form),
+                      (empty_count == 1 ? "virtual stage " + empty + " gets" : "virtual stages " + empty + " get") +
+                          " no layer" + (spec.partition_form == PartitionForm::even ? " from the even split" : "") +
+                          "; move a boundary, lower pp_degree, or set pipeline.allow_empty_stages.");
+  return stage_layers;
+}
+
+// Every option named in pipeline.recompute must be one some layer offers.
+bool check_recompute_options(const Model& model, const PipelineSpec& spec, Diagnostics& diagnostics) {
+  bool known = true;
+  for (const auto& [option_name, values] : spec.recompute) {
+    if (model.option_index(option_name) >= 0) continue;
+    known = false;
+    std::string offered;
+    for (const auto& o : model.recompute_options) offered += (offered.empty() ? "" : ", ") + o;
+    diagnostics.error("RECOMPUTE_OPTION_UNKNOWN",
+                      std::string("/pipeline/recompute/") + (spec.recompute_form == RecomputeForm::layers ? "layers/" : "") +
+                          pointer_token(option_name),
+                      "no layer of the model offers recompute option " + quoted_input(option_name) +
+                          (offered.empty() ? std::string("; the model defines no recompute options.")
+                                           : "; the model offers: " + offered + "."));
+  }
+  return known;
+}
+
+}  // namespace
+
 std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostics) {
   const Model& model = request.model;
   const PipelineSpec& spec = request.pipeline;
+  const Unread& unread = request.unread;
   const std::size_t errors_before = diagnostics.errors().size();
   Plan plan;
   plan.pp_degree = spec.pp_degree;  // micro_batch_num is resolved below
   plan.vpp_degree = spec.vpp_degree;
   plan.schedule = spec.schedule;
 
-  bool degrees_ok = true;
-  if (spec.pp_degree < 1) {
+  // Each check runs when what it reads was read: an unread value is reported once, by the reader.
+  bool degrees_ok = !unread.degrees;
+  if (degrees_ok && spec.pp_degree < 1) {
     diagnostics.error("PP_DEGREE_INVALID", "/pipeline/pp_degree",
                       "pp_degree is " + str(spec.pp_degree) + "; it must be at least 1.");
     degrees_ok = false;
   }
-  if (spec.vpp_degree < 1) {
+  if (!unread.degrees && spec.vpp_degree < 1) {
     diagnostics.error("VPP_DEGREE_INVALID", "/pipeline/vpp_degree",
                       "vpp_degree is " + str(spec.vpp_degree) + "; it must be at least 1.");
     degrees_ok = false;
   }
-  const auto micro_batch_num = resolve_micro_batch_num(request.training, spec, diagnostics);
+  std::optional<std::int64_t> micro_batch_num;
+  if (!unread.micro_batches) micro_batch_num = resolve_micro_batch_num(request.training, spec, diagnostics);
   if (micro_batch_num) plan.micro_batch_num = *micro_batch_num;
-
   // The V-shape schedules run two chunks per stage; a vpp_degree left out means that.
   if (is_v_shape(spec.schedule) && !spec.vpp_degree_given && spec.vpp_degree == 1) plan.vpp_degree = 2;
-  if (degrees_ok) {
+  if (degrees_ok && !unread.schedule) {
     PipelineShape shape = plan;
     if (micro_batch_num) shape.micro_batch_num = *micro_batch_num;
-    for (const ScheduleProblem& p : schedule_problems(shape)) {
-      if (!micro_batch_num && p.path == "/pipeline/micro_batch_num") continue;
-      diagnostics.error(p.code, p.path, p.message);
-    }
+    check_schedule(shape, micro_batch_num.has_value(), diagnostics);
   }
 
-  if (degrees_ok) {
-    const std::int64_t virtual_stages = static_cast<std::int64_t>(spec.pp_degree) * plan.vpp_degree;
-    // A virtual stage needs a layer of its own: the body layers, plus one for each pinned group.
-    const std::int64_t units = model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
-    const bool too_many = virtual_stages > units && !spec.allow_empty_stages;
-    if (too_many) {
-      diagnostics.error("PP_EXCEEDS_LAYERS", "/pipeline/pp_degree",
-                        "pp_degree x vpp_degree = " + str(spec.pp_degree) + " x " + str(plan.vpp_degree) + " = " +
-                            str(virtual_stages) + " virtual stages, but the model can be split into at most " +
-                            str(units) + " (" + plural(model.body_count(), "body layer") +
-                            (model.pinned_first + model.pinned_last > 0 ? " plus the pinned groups" : "") +
-                            "); lower pp_degree or vpp_degree.");
-    }
-    if (!too_many) {
-      const int v = static_cast<int>(virtual_stages);
-      std::optional<std::vector<int>> stage_layers;
-      switch (spec.partition_form) {
-        case PartitionForm::even: stage_layers = even_stage_layers(model, v); break;
-        case PartitionForm::stage_partition:
-          stage_layers = from_stage_partition(model, spec.partition, v, diagnostics);
-          break;
-        case PartitionForm::stage_layers: stage_layers = from_stage_layers(model, spec.partition, v, diagnostics); break;
-        case PartitionForm::layer_offset: stage_layers = from_layer_offset(model, spec.partition, v, diagnostics); break;
-      }
-      if (stage_layers) {
-        if (!spec.allow_empty_stages) {
-          // One error naming the empty stages (the first 10): errors with one code and path are
-          // de-duplicated to the first, so one error per stage would name only the first stage.
-          std::string empty;
-          int empty_count = 0;
-          for (int s = 0; s < v; ++s)
-            if ((*stage_layers)[static_cast<std::size_t>(s)] == 0 && ++empty_count <= 10)
-              empty += (empty_count == 1 ? "" : ", ") + str(s);
-          if (empty_count > 10) empty += " and " + str(empty_count - 10) + " more";
-          if (empty_count > 0)
-            diagnostics.error("EMPTY_STAGE", partition_field(spec.partition_form),
-                              (empty_count == 1 ? "virtual stage " + empty + " gets" : "virtual stages " + empty + " get") +
-                                  " no layer" +
-                                  (spec.partition_form == PartitionForm::even ? " from the even split" : "") +
-                                  "; move a boundary, lower pp_degree, or set pipeline.allow_empty_stages.");
-        }
+  if (!unread.layers) {
+    const bool options_known = !unread.recompute && check_recompute_options(model, spec, diagnostics);
+    if (degrees_ok && !unread.partition && check_stage_count(model, spec, plan.vpp_degree, diagnostics)) {
+      const int v = spec.pp_degree * plan.vpp_degree;
+      if (auto stage_layers = stage_layers_of(model, spec, v, diagnostics)) {
         plan.stage_layers = *stage_layers;
         plan.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
-        for (const auto& [option_name, values] : spec.recompute) {
-          if (model.option_index(option_name) < 0) {
-            diagnostics.error("RECOMPUTE_OPTION_UNKNOWN",
-                              std::string("/pipeline/recompute/") +
-                                  (spec.recompute_form == RecomputeForm::layers ? "layers/" : "") +
-                                  pointer_token(option_name),
-                              "no layer of the model offers recompute option \"" + option_name + "\"" +
-                                  (model.recompute_options.empty()
-                                       ? std::string("; the model defines no recompute options.")
-                                       : "; the model offers: " + [&] {
-                                           std::string all;
-                                           for (const auto& o : model.recompute_options) all += (all.empty() ? "" : ", ") + o;
-                                           return all;
-                                         }() + "."));
-          }
-        }
-        const bool known = std::all_of(spec.recompute.begin(), spec.recompute.end(),
-                                       [&](const auto& kv) { return model.option_index(kv.first) >= 0; });
-        if (known && spec.recompute_form == RecomputeForm::counts)
+        if (options_known && spec.recompute_form == RecomputeForm::counts)
           recompute_from_counts(model, spec, plan.stage_layers, plan.recompute, diagnostics);
-        if (known && spec.recompute_form == RecomputeForm::layers)
-          recompute_from_layers(model, spec, plan.recompute, diagnostics);
       }
     }
+    // Layer indices need no partition: checked whenever the layers are known.
+    if (options_known && spec.recompute_form == RecomputeForm::layers) {
+      std::vector<int> choice(static_cast<std::size_t>(model.layer_count()), -1);
+      recompute_from_layers(model, spec, choice, diagnostics);
+      if (!plan.stage_layers.empty()) plan.recompute = std::move(choice);
+    }
   }
-  if (diagnostics.errors().size() != errors_before) return std::nullopt;
+  if (diagnostics.errors().size() != errors_before || unread.any()) return std::nullopt;
   return plan;
 }
 

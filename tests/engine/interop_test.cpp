@@ -415,7 +415,7 @@ TEST(Interop, MegatronLayoutRoundTripsWithPinnedEmbeddingAndHead) {
   EXPECT_EQ((*stages)[0].embedding, 1);
   EXPECT_EQ((*stages)[7].loss, 1);
   Diagnostics d;
-  const Model model = parse_model(uniform_model(30, 1, 2, 0, 1, true), "/model", BytesPerParam{}, d);
+  const Model model = parse_model(uniform_model(30, 1, 2, 0, 1, true), "/model", BytesPerParam{}, d).model;
   ASSERT_TRUE(d.ok());
   const json estimated = run("estimate", {{"model", request["model"]}, {"pipeline", request["pipeline"]}});
   EXPECT_EQ(json(stage_layers_from_layout(*stages, model)), estimated["result"]["stage_layers"]);

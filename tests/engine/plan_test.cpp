@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "helpers.hpp"
 
 namespace ppb::test {
@@ -149,6 +152,53 @@ TEST(Plan, FiveMistakesGiveFiveErrors) {
   EXPECT_TRUE(has_error(r, "NEGATIVE", "/device/reserved_mib"));
   EXPECT_TRUE(has_error(r, "TYPE_MISMATCH", "/training/global_batch_size"));
   EXPECT_TRUE(has_error(r, "REQUIRED", "/model/layers/1/forward_ms"));
+}
+
+// The plan's checks run whenever what they read was read: an offset that does not sum and an
+// unknown recompute option are reported beside an unknown schedule, a negative time and a memory
+// limit given as text (the case of tests/bad-inputs/estimate.every-error-at-once.json). Body 8 over
+// V = 2: base 4, remainder 0, so offsets [1, 0] sum to 1, not 0.
+TEST(Plan, EveryErrorAtOnce) {
+  json req = request({{"pp_degree", 2}, {"schedule", "2f2b"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}});
+  req["model"]["layers"][1]["forward_ms"] = -1;
+  req["device"] = {{"memory_limit_mib", "64 GB"}};
+  const json r = run("estimate", req);
+  ASSERT_FALSE(r["ok"]);
+  EXPECT_EQ(r["errors"].size(), 5u) << r.dump();
+  EXPECT_TRUE(has_error(r, "OFFSET_SUM", "/pipeline/layer_offset")) << r.dump();
+  EXPECT_TRUE(has_error(r, "RECOMPUTE_OPTION_UNKNOWN", "/pipeline/recompute/turbo")) << r.dump();
+  EXPECT_TRUE(has_error(r, "SCHEDULE_UNKNOWN", "/pipeline/schedule"));
+  EXPECT_TRUE(has_error(r, "NEGATIVE", "/model/layers/1/forward_ms"));
+  EXPECT_TRUE(has_error(r, "TYPE_MISMATCH", "/device/memory_limit_mib"));
+  // The same from the corpus file, through the command line's text path.
+  std::ifstream file(std::string(PPB_SOURCE_DIR) + "/tests/bad-inputs/estimate.every-error-at-once.json");
+  ASSERT_TRUE(file);
+  const json corpus = json::parse(run_command("estimate", std::string(std::istreambuf_iterator<char>(file), {})).json);
+  EXPECT_EQ(error_codes(corpus), (std::vector<std::string>{"NEGATIVE", "TYPE_MISMATCH", "SCHEDULE_UNKNOWN",
+                                                            "RECOMPUTE_OPTION_UNKNOWN", "OFFSET_SUM"}))
+      << corpus.dump();
+}
+
+// A value the reader could not read is one error: the checks that need it are left out, not run on
+// a default in its place; the checks that do not need it still run.
+TEST(Plan, AnUnreadValueIsOneErrorNotACascade) {
+  // pp_degree unread: no OFFSET_LENGTH against the default pp_degree 1, but the recompute option is checked.
+  json r = run("estimate", request({{"pp_degree", "two"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}}));
+  EXPECT_EQ(error_codes(r), (std::vector<std::string>{"TYPE_MISMATCH", "RECOMPUTE_OPTION_UNKNOWN"})) << r.dump();
+  // The layer list unread (a bad count): nothing is checked against it, the schedule still is.
+  json req = request({{"pp_degree", 2}, {"vpp_degree", 2}, {"layer_offset", {9, 9}}});
+  req["model"]["layers"][1]["count"] = "eight";
+  r = run("estimate", req);
+  EXPECT_EQ(error_codes(r), (std::vector<std::string>{"TYPE_MISMATCH", "VPP_NEEDS_INTERLEAVED"})) << r.dump();
+  // A batch size unread: no MICRO_BATCH_NUM_MISSING in its place, and the partition is still checked.
+  req = request({{"pp_degree", 2}, {"layer_offset", {1, 0}}});
+  req["pipeline"].erase("micro_batch_num");
+  req["training"] = {{"global_batch_size", -4}};
+  r = run("estimate", req);
+  EXPECT_EQ(error_codes(r), (std::vector<std::string>{"NEGATIVE", "OFFSET_SUM"})) << r.dump();
+  // An unread schedule leaves out the schedule's rules (vpp 2 with a schedule that may be interleaved).
+  r = run("estimate", request({{"pp_degree", 2}, {"vpp_degree", 2}, {"schedule", "interleaved"}}));
+  EXPECT_EQ(error_codes(r), std::vector<std::string>{"SCHEDULE_UNKNOWN"}) << r.dump();
 }
 
 TEST(Plan, UnknownFieldsAreWarnings) {

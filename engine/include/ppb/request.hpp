@@ -39,12 +39,31 @@ struct PipelineSpec {
   std::map<std::string, std::vector<std::int64_t>> recompute;
 };
 
+// What the request reader found but could not read (each reported there as an error). The plan's
+// checks that need one of these are left out, so that a bad value is one error and not a cascade,
+// while every other check still runs: one answer lists every problem. A request built in C++ has
+// everything read.
+struct Unread {
+  bool layers = false;         // the model's layer list: entries, counts, pins, recompute options
+  bool degrees = false;        // pipeline.pp_degree or vpp_degree
+  bool micro_batches = false;  // pipeline.micro_batch_num, or a batch size or dp_degree that derives it
+  bool schedule = false;       // pipeline.schedule
+  bool partition = false;      // the partition form given
+  bool recompute = false;      // pipeline.recompute
+  bool components = false;     // the components list
+
+  [[nodiscard]] bool any() const {
+    return layers || degrees || micro_batches || schedule || partition || recompute || components;
+  }
+};
+
 struct Request {
   Model model;
   Training training;
   Device device;
   PipelineSpec pipeline;
   std::vector<StageComponent> components;
+  Unread unread;
 };
 
 }  // namespace ppb
