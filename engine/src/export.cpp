@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 
+#include "ppb/megatron_layout.hpp"
 #include "ppb/version.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/request.hpp"
@@ -206,114 +207,6 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
   return out;
 }
 
-std::string megatron_layout(const Plan& plan, const Model& model) {
-  const int V = plan.virtual_stages();
-  std::vector<std::string> tokens;
-  for (int v = 0; v < V; ++v) {
-    const auto [first, end] = body_range(plan, model, v);
-    const int n = end - first;
-    std::string token = v == 0 ? "E" : "";
-    token += n == 0 ? "" : n == 1 ? "t" : "t*" + str(n);
-    if (v == V - 1) token += "L";
-    tokens.push_back(std::move(token));
-  }
-  // Runs of equal stages before the last one become "(token|)*k", as in Megatron-LM's own examples.
-  std::string out;
-  for (int v = 0; v < V - 1;) {
-    int run = 1;
-    while (v + run < V - 1 && tokens[static_cast<std::size_t>(v + run)] == tokens[static_cast<std::size_t>(v)]) ++run;
-    const std::string& token = tokens[static_cast<std::size_t>(v)];
-    if (run >= 2) out += "(" + token + "|)*" + str(run) + ",";
-    else out += token + "|";
-    v += run;
-  }
-  out += tokens.back();
-  return out;
-}
-
-std::optional<std::vector<LayoutStage>> parse_megatron_layout(std::string_view layout, std::string& error) {
-  // Layer characters, separators and group syntax of one model; anything above this is not a plan.
-  const std::size_t cap = static_cast<std::size_t>(4 * limits::max_layers);
-  if (layout.size() > cap) {
-    error = "the layout is " + str(static_cast<std::int64_t>(layout.size())) + " characters long, above the cap of " +
-            str(static_cast<std::int64_t>(cap)) + ".";
-    return std::nullopt;
-  }
-  std::string s;
-  for (char c : layout)
-    if (c != ',') s += c;
-
-  // Reads the repeat count after "*" at `at`; false when there are no digits.
-  auto count_at = [&](const std::string& text, std::size_t at, std::size_t& count, std::size_t& after) {
-    after = at;
-    count = 0;
-    while (after < text.size() && std::isdigit(static_cast<unsigned char>(text[after]))) {
-      count = std::min<std::size_t>(count * 10 + static_cast<std::size_t>(text[after] - '0'), cap + 1);
-      ++after;
-    }
-    return after > at;
-  };
-  auto too_long = [&]() {
-    error = "the layout expands to more than " + str(static_cast<std::int64_t>(cap)) + " characters.";
-    return std::nullopt;
-  };
-
-  // "(...)*n": the text up to the first ")" repeated n times.
-  std::string grouped;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] == '(') {
-      const std::size_t close = s.find(')', i + 1);
-      std::size_t count = 0, after = 0;
-      if (close != std::string::npos && close > i + 1 && close + 1 < s.size() && s[close + 1] == '*' &&
-          count_at(s, close + 2, count, after)) {
-        const std::string group = s.substr(i + 1, close - i - 1);
-        if (group.size() * count + grouped.size() > cap) return too_long();
-        for (std::size_t k = 0; k < count; ++k) grouped += group;
-        i = after;
-        continue;
-      }
-    }
-    grouped += s[i++];
-  }
-  // "x*n": the character before "*" repeated n times.
-  std::string flat;
-  for (std::size_t i = 0; i < grouped.size();) {
-    std::size_t count = 0, after = 0;
-    if (i + 1 < grouped.size() && grouped[i] != '\n' && grouped[i + 1] == '*' && count_at(grouped, i + 2, count, after)) {
-      if (flat.size() + count > cap) return too_long();
-      flat.append(count, grouped[i]);
-      i = after;
-      continue;
-    }
-    flat += grouped[i++];
-  }
-
-  std::vector<LayoutStage> stages(1);
-  for (char c : flat) {
-    LayoutStage& stage = stages.back();
-    switch (c) {
-      case '|': stages.emplace_back(); break;
-      case 'E': ++stage.embedding; break;
-      case 't': ++stage.decoder; break;
-      case 'm': ++stage.mtp; break;
-      case 'L': ++stage.loss; break;
-      default:
-        error = std::string("invalid layer character '") + c + "' in virtual stage " +
-                str(static_cast<std::int64_t>(stages.size()) - 1) + "; known: E (embedding), t (decoder), m (mtp), L (loss).";
-        return std::nullopt;
-    }
-  }
-  return stages;
-}
-
-std::vector<int> stage_layers_from_layout(const std::vector<LayoutStage>& layout, const Model& model) {
-  std::vector<int> stage_layers;
-  for (const LayoutStage& st : layout)
-    stage_layers.push_back(st.decoder + st.mtp + (st.embedding > 0 ? model.pinned_first : 0) +
-                           (st.loss > 0 ? model.pinned_last : 0));
-  return stage_layers;
-}
-
 ExportOutput export_megatron(const Plan& plan, const Model& model) {
   const int pp = plan.pp_degree, vpp = plan.vpp_degree, V = plan.virtual_stages();
   std::vector<int> body = body_layers_per_stage(model, plan.stage_layers);
@@ -426,7 +319,10 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
 
   ExportOutput out;
   std::string text;
-  for (const auto& a : args) text += (text.empty() ? "" : " ") + shell_quote(a);
+  for (const auto& a : args) {  // appended piece by piece: GCC 12 warns on "literal" + string (-Wrestrict)
+    if (!text.empty()) text += ' ';
+    text += shell_quote(a);
+  }
   out.json = {{"args", args}, {"layout", layout}, {"notes", notes}};
   out.text = std::move(text);
   return out;

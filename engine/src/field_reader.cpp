@@ -80,16 +80,15 @@ std::optional<std::int64_t> read_integer(const json& value, const std::string& p
 }
 
 std::optional<std::string> read_string(const json& value, const std::string& path, const std::string& what,
-                                       Diagnostics& d) {
+                                       Diagnostics& d, std::int64_t max_length) {
   if (!value.is_string()) {
     d.error("TYPE_MISMATCH", path, what + " must be a string, not " + type_name(value) + ".");
     return std::nullopt;
   }
   const auto& s = value.get_ref<const std::string&>();
-  if (static_cast<std::int64_t>(s.size()) > limits::max_name_length) {
+  if (static_cast<std::int64_t>(s.size()) > max_length) {
     d.error("TOO_LONG", path,
-            what + " is " + std::to_string(s.size()) + " characters, above the cap of " + str(limits::max_name_length) +
-                ".");
+            what + " is " + std::to_string(s.size()) + " characters, above the cap of " + str(max_length) + ".");
     return std::nullopt;
   }
   return s;
@@ -195,10 +194,10 @@ std::optional<std::int64_t> FieldReader::integer(std::string_view key, const Int
   return read_integer(*value, at(key), std::string(key), range, diagnostics_);
 }
 
-std::optional<std::string> FieldReader::string(std::string_view key) {
+std::optional<std::string> FieldReader::string(std::string_view key, std::int64_t max_length) {
   const json* value = get(key);
   if (!value) return std::nullopt;
-  return read_string(*value, at(key), std::string(key), diagnostics_);
+  return read_string(*value, at(key), std::string(key), diagnostics_, max_length);
 }
 
 std::optional<bool> FieldReader::boolean(std::string_view key) {

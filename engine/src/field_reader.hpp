@@ -49,9 +49,9 @@ std::optional<double> read_number(const nlohmann::json& value, const std::string
                                   const NumberRange& range, Diagnostics& diagnostics);
 std::optional<std::int64_t> read_integer(const nlohmann::json& value, const std::string& path, const std::string& what,
                                          const IntegerRange& range, Diagnostics& diagnostics);
-// A string of at most limits::max_name_length bytes (TOO_LONG).
+// A string of at most `max_length` bytes (TOO_LONG).
 std::optional<std::string> read_string(const nlohmann::json& value, const std::string& path, const std::string& what,
-                                       Diagnostics& diagnostics);
+                                       Diagnostics& diagnostics, std::int64_t max_length = limits::max_name_length);
 // An array of at most limits::max_layers whole numbers, each in `element`; nothing (with every
 // element's problem reported) when any element is wrong.
 std::optional<std::vector<std::int64_t>> read_integers(const nlohmann::json& value, const std::string& path,
@@ -94,7 +94,8 @@ class FieldReader {
   // Typed reads: nothing when the field is absent or wrong (and then a diagnostic says why).
   std::optional<double> number(std::string_view key, const NumberRange& range = {});
   std::optional<std::int64_t> integer(std::string_view key, const IntegerRange& range);
-  std::optional<std::string> string(std::string_view key);
+  // At most `max_length` bytes (TOO_LONG).
+  std::optional<std::string> string(std::string_view key, std::int64_t max_length = limits::max_name_length);
   std::optional<bool> boolean(std::string_view key);
   // A child object (TYPE_MISMATCH when present but not an object).
   const nlohmann::json* object(std::string_view key);

@@ -86,8 +86,10 @@ std::optional<std::vector<int>> from_stage_layers(const Model& model, const std:
   const std::string path = "/pipeline/stage_layers";
   if (static_cast<int>(counts.size()) != virtual_stages) {
     diagnostics.error("STAGE_LAYERS_LENGTH", path,
-                      "stage_layers has " + str(static_cast<std::int64_t>(counts.size())) + " entries; give one per "
-                          "virtual stage (" + str(virtual_stages) + " = pp_degree x vpp_degree).");
+                      "stage_layers has " + str(static_cast<std::int64_t>(counts.size())) +
+                          " entries; give one per "
+                          "virtual stage (" +
+                          str(virtual_stages) + " = pp_degree x vpp_degree).");
     return std::nullopt;
   }
   bool ok = true;
@@ -97,9 +99,10 @@ std::optional<std::vector<int>> from_stage_layers(const Model& model, const std:
     const int pinned = pinned_on(model, v, virtual_stages);
     if (n < pinned) {
       diagnostics.error(n < 0 ? "STAGE_LAYERS_NEGATIVE" : "PIN_PLACEMENT", path + "/" + str(v),
-                        n < 0 ? "virtual stage " + str(v) + " is given " + str(n) + " layers; counts cannot be negative."
-                              : "virtual stage " + str(v) + " is given " + plural(n, "layer") + " but holds " +
-                                    plural(pinned, "pinned layer") + "; give it at least " + str(pinned) + ".");
+                        n < 0
+                            ? "virtual stage " + str(v) + " is given " + str(n) + " layers; counts cannot be negative."
+                            : "virtual stage " + str(v) + " is given " + plural(n, "layer") + " but holds " +
+                                  plural(pinned, "pinned layer") + "; give it at least " + str(pinned) + ".");
       ok = false;
     }
     sum += n;
@@ -123,8 +126,10 @@ std::optional<std::vector<int>> from_layer_offset(const Model& model, const std:
   const int remainder = body % virtual_stages;
   if (static_cast<int>(offset.size()) != virtual_stages) {
     diagnostics.error("OFFSET_LENGTH", path,
-                      "layer_offset has " + str(static_cast<std::int64_t>(offset.size())) + " entries; give one per "
-                          "virtual stage (" + str(virtual_stages) + " = pp_degree x vpp_degree).");
+                      "layer_offset has " + str(static_cast<std::int64_t>(offset.size())) +
+                          " entries; give one per "
+                          "virtual stage (" +
+                          str(virtual_stages) + " = pp_degree x vpp_degree).");
     return std::nullopt;
   }
   bool ok = true;
@@ -154,11 +159,46 @@ std::optional<std::vector<int>> from_layer_offset(const Model& model, const std:
   return stage_layers;
 }
 
+// A Megatron-LM layout's body layers per virtual stage (parsed by the request reader, E and L
+// already in place) against the model: one entry per virtual stage, every body layer once.
+std::optional<std::vector<int>> from_megatron_layout(const Model& model, const PipelineSpec& spec, int virtual_stages,
+                                                     Diagnostics& diagnostics) {
+  const std::string path = "/pipeline/megatron_layout";
+  const auto& body = spec.partition;
+  const auto stages = static_cast<std::int64_t>(body.size());
+  if (stages != virtual_stages) {
+    // Megatron-LM takes vpp from the layout: the stage count divided by pp_degree.
+    const bool whole = spec.pp_degree > 0 && stages % spec.pp_degree == 0;
+    diagnostics.error("MEGATRON_LAYOUT_STAGES", path,
+                      "megatron_layout has " + plural(stages, "virtual stage") +
+                          " (\"|\" separates them) but pp_degree x "
+                          "vpp_degree = " +
+                          str(spec.pp_degree) + " x " + str(spec.vpp_degree) + " = " + str(virtual_stages) +
+                          (whole ? "; Megatron-LM would run it with vpp_degree " + str(stages / spec.pp_degree) + "."
+                                 : "; give pp_degree x vpp_degree stages."));
+    return std::nullopt;
+  }
+  const std::int64_t sum = std::accumulate(body.begin(), body.end(), std::int64_t{0});
+  if (sum != model.body_count()) {
+    diagnostics.error("MEGATRON_LAYOUT_LAYERS", path,
+                      "megatron_layout places " + plural(sum, "decoder or MTP layer") + " (t, m) but the model has " +
+                          plural(model.body_count(), "body layer") +
+                          "; E and L stand for the pinned layers, t and m for the others, one character each.");
+    return std::nullopt;
+  }
+  std::vector<int> stage_layers(static_cast<std::size_t>(virtual_stages));
+  for (int v = 0; v < virtual_stages; ++v)
+    stage_layers[static_cast<std::size_t>(v)] =
+        static_cast<int>(body[static_cast<std::size_t>(v)]) + pinned_on(model, v, virtual_stages);
+  return stage_layers;
+}
+
 const char* partition_field(PartitionForm form) {
   switch (form) {
     case PartitionForm::stage_partition: return "/pipeline/stage_partition";
     case PartitionForm::stage_layers: return "/pipeline/stage_layers";
     case PartitionForm::layer_offset: return "/pipeline/layer_offset";
+    case PartitionForm::megatron_layout: return "/pipeline/megatron_layout";
     case PartitionForm::even: break;
   }
   return "/pipeline/pp_degree";
@@ -172,7 +212,9 @@ bool recompute_from_counts(const Model& model, const PipelineSpec& spec, const s
   const int virtual_stages = static_cast<int>(stage_layers.size());
   const std::vector<int> body = body_layers_per_stage(model, stage_layers);
   std::vector<int> starts(static_cast<std::size_t>(virtual_stages) + 1, 0);
-  for (int v = 0; v < virtual_stages; ++v) starts[static_cast<std::size_t>(v) + 1] = starts[static_cast<std::size_t>(v)] + stage_layers[static_cast<std::size_t>(v)];
+  for (int v = 0; v < virtual_stages; ++v)
+    starts[static_cast<std::size_t>(v) + 1] =
+        starts[static_cast<std::size_t>(v)] + stage_layers[static_cast<std::size_t>(v)];
   std::vector<int> used(static_cast<std::size_t>(virtual_stages), 0);
   bool ok = true;
   for (const auto& option_name : model.recompute_options) {
@@ -183,8 +225,9 @@ bool recompute_from_counts(const Model& model, const PipelineSpec& spec, const s
     const auto& counts = it->second;
     if (static_cast<int>(counts.size()) != virtual_stages) {
       diagnostics.error("RECOMPUTE_COUNT_LENGTH", path,
-                        "recompute counts for \"" + option_name + "\" have " + str(static_cast<std::int64_t>(counts.size())) +
-                            " entries; give one per virtual stage (" + str(virtual_stages) + ").");
+                        "recompute counts for \"" + option_name + "\" have " +
+                            str(static_cast<std::int64_t>(counts.size())) + " entries; give one per virtual stage (" +
+                            str(virtual_stages) + ").");
       ok = false;
       continue;
     }
@@ -228,23 +271,25 @@ bool recompute_from_layers(const Model& model, const PipelineSpec& spec, std::ve
       const std::int64_t layer = indices[i];
       const std::string at = path + "/" + str(static_cast<std::int64_t>(i));
       if (layer < 0 || layer >= model.layer_count()) {
-        diagnostics.error("RECOMPUTE_LAYER_RANGE", at,
-                          "layer index " + str(layer) + " is outside the model (layers 0 to " +
-                              str(model.layer_count() - 1) + ").");
+        diagnostics.error(
+            "RECOMPUTE_LAYER_RANGE", at,
+            "layer index " + str(layer) + " is outside the model (layers 0 to " + str(model.layer_count() - 1) + ").");
         ok = false;
         continue;
       }
       const auto& l = model.layers[static_cast<std::size_t>(layer)];
       if (!l.recompute[static_cast<std::size_t>(option)]) {
-        diagnostics.error("RECOMPUTE_OPTION_MISSING", at,
-                          "layer " + str(layer) + " (" + l.name + ") has no recompute option \"" + option_name +
-                              "\"; it offers " +
-                              [&] {
-                                std::string offered;
-                                for (std::size_t o = 0; o < l.recompute.size(); ++o)
-                                  if (l.recompute[o]) offered += (offered.empty() ? "\"" : ", \"") + model.recompute_options[o] + "\"";
-                                return offered.empty() ? std::string("none") : offered;
-                              }() + ".");
+        diagnostics.error(
+            "RECOMPUTE_OPTION_MISSING", at,
+            "layer " + str(layer) + " (" + l.name + ") has no recompute option \"" + option_name + "\"; it offers " +
+                [&] {
+                  std::string offered;
+                  for (std::size_t o = 0; o < l.recompute.size(); ++o)
+                    if (l.recompute[o])
+                      offered += (offered.empty() ? "\"" : ", \"") + model.recompute_options[o] + "\"";
+                  return offered.empty() ? std::string("none") : offered;
+                }() +
+                ".");
         ok = false;
         continue;
       }
@@ -358,9 +403,11 @@ std::optional<std::int64_t> resolve_micro_batch_num(const Training& training, co
   const std::int64_t derived = gbs / per_step;
   if (pipeline.micro_batch_num && *pipeline.micro_batch_num != derived) {
     diagnostics.error("BATCH_MISMATCH", "/pipeline/micro_batch_num",
-                      "micro_batch_num is " + str(*pipeline.micro_batch_num) + " but global_batch_size / "
-                          "(micro_batch_size x dp_degree) = " + str(gbs) + " / (" + str(mbs) + " x " + str(dp) +
-                          ") = " + str(derived) + "; give one or make them agree.");
+                      "micro_batch_num is " + str(*pipeline.micro_batch_num) +
+                          " but global_batch_size / "
+                          "(micro_batch_size x dp_degree) = " +
+                          str(gbs) + " / (" + str(mbs) + " x " + str(dp) + ") = " + str(derived) +
+                          "; give one or make them agree.");
     return std::nullopt;
   }
   return derived;
@@ -396,9 +443,12 @@ std::optional<std::vector<int>> stage_layers_of(const Model& model, const Pipeli
   std::optional<std::vector<int>> stage_layers;
   switch (spec.partition_form) {
     case PartitionForm::even: stage_layers = even_stage_layers(model, v); break;
-    case PartitionForm::stage_partition: stage_layers = from_stage_partition(model, spec.partition, v, diagnostics); break;
+    case PartitionForm::stage_partition:
+      stage_layers = from_stage_partition(model, spec.partition, v, diagnostics);
+      break;
     case PartitionForm::stage_layers: stage_layers = from_stage_layers(model, spec.partition, v, diagnostics); break;
     case PartitionForm::layer_offset: stage_layers = from_layer_offset(model, spec.partition, v, diagnostics); break;
+    case PartitionForm::megatron_layout: stage_layers = from_megatron_layout(model, spec, v, diagnostics); break;
   }
   if (!stage_layers || spec.allow_empty_stages) return stage_layers;
   // One error naming the empty stages (the first 10): errors with one code and path are
@@ -426,8 +476,8 @@ bool check_recompute_options(const Model& model, const PipelineSpec& spec, Diagn
     std::string offered;
     for (const auto& o : model.recompute_options) offered += (offered.empty() ? "" : ", ") + o;
     diagnostics.error("RECOMPUTE_OPTION_UNKNOWN",
-                      std::string("/pipeline/recompute/") + (spec.recompute_form == RecomputeForm::layers ? "layers/" : "") +
-                          pointer_token(option_name),
+                      std::string("/pipeline/recompute/") +
+                          (spec.recompute_form == RecomputeForm::layers ? "layers/" : "") + pointer_token(option_name),
                       "no layer of the model offers recompute option " + quoted_input(option_name) +
                           (offered.empty() ? std::string("; the model defines no recompute options.")
                                            : "; the model offers: " + offered + "."));

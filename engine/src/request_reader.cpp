@@ -4,6 +4,7 @@
 
 #include "field_reader.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/megatron_layout.hpp"
 #include "ppb/model_reader.hpp"
 #include "ppb/transformer.hpp"
 
@@ -29,9 +30,9 @@ void read_training(FieldReader& top, Training& training, Unread& unread, Diagnos
   training.global_batch_size = f.integer("global_batch_size", {1, limits::max_batch});
   training.micro_batch_size = f.integer("micro_batch_size", {1, limits::max_batch});
   training.dp_degree = f.integer("dp_degree", {1, limits::max_batch});
-  for (auto [key, value] : {std::pair{"global_batch_size", &training.global_batch_size},
-                            std::pair{"micro_batch_size", &training.micro_batch_size},
-                            std::pair{"dp_degree", &training.dp_degree}})
+  for (auto [key, value] :
+       {std::pair{"global_batch_size", &training.global_batch_size},
+        std::pair{"micro_batch_size", &training.micro_batch_size}, std::pair{"dp_degree", &training.dp_degree}})
     if (f.has(key) && !*value) unread.micro_batches = true;
   if (const json* bytes = f.object("bytes_per_param")) {
     FieldReader b(*bytes, f.at("bytes_per_param"), d);
@@ -159,7 +160,8 @@ void read_partition(FieldReader& f, PipelineSpec& p, Unread& unread, Diagnostics
                            std::pair{"layer_offset", PartitionForm::layer_offset}}) {
     if (!f.has(key)) continue;
     ++forms;
-    if (auto values = f.integers(key, kPartitionEntry)) {
+    auto values = f.integers(key, kPartitionEntry);
+    if (values) {
       p.partition_form = form;
       p.partition = *values;
     } else {
@@ -167,10 +169,23 @@ void read_partition(FieldReader& f, PipelineSpec& p, Unread& unread, Diagnostics
       d.error("PARTITION_UNUSABLE", f.at(key), std::string(key) + " could not be read; see the errors above.");
     }
   }
+  // Megatron-LM's layout string, as copied from a launch script: its body layers per virtual stage.
+  if (f.has("megatron_layout")) {
+    ++forms;
+    const auto layout = f.string("megatron_layout", limits::max_layers);
+    const auto body = layout ? parse_megatron_layout(*layout, f.at("megatron_layout"), d) : std::nullopt;
+    if (body) {
+      p.partition_form = PartitionForm::megatron_layout;
+      p.partition.assign(body->begin(), body->end());
+    } else {
+      unread.partition = true;
+    }
+  }
   if (forms > 1) {
     unread.partition = true;
     d.error("PARTITION_CONFLICT", "/pipeline",
-            "give at most one of stage_partition, stage_layers and layer_offset; they all state the partition.");
+            "give at most one of stage_partition, stage_layers, layer_offset and megatron_layout; they all state the "
+            "partition.");
   }
 }
 

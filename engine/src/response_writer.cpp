@@ -5,6 +5,7 @@
 
 #include "message_text.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/megatron_layout.hpp"
 #include "ppb/plan.hpp"
 
 namespace ppb {
@@ -37,6 +38,7 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
   r["stage_partition"] = stage_partition_of(plan);
   r["stage_layers"] = plan.stage_layers;
   r["layer_offset"] = layer_offset_of(plan, model);
+  r["megatron_layout"] = megatron_layout(plan, model);
   r["layer_recompute"] = recompute_map(recompute_layers_of(plan, model));
   r["recompute_counts"] = recompute_map(recompute_counts_of(plan, model));
   json stages = json::array();

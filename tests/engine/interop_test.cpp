@@ -408,38 +408,17 @@ TEST(Interop, MegatronLayoutRoundTripsWithPinnedEmbeddingAndHead) {
   EXPECT_EQ(r["result"]["text"], "--num-layers 30 --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
                                  "'Et*4|t*3|t*5|t*4|t*2|(t*4|)*2,t*4L'");
 
-  std::string error;
-  const auto stages = parse_megatron_layout(layout, error);
-  ASSERT_TRUE(stages) << error;
-  ASSERT_EQ(stages->size(), 8u);
-  EXPECT_EQ((*stages)[0].embedding, 1);
-  EXPECT_EQ((*stages)[7].loss, 1);
-  Diagnostics d;
-  const Model model = parse_model(uniform_model(30, 1, 2, 0, 1, true), "/model", BytesPerParam{}, d).model;
-  ASSERT_TRUE(d.ok());
-  const json estimated = run("estimate", {{"model", request["model"]}, {"pipeline", request["pipeline"]}});
-  EXPECT_EQ(json(stage_layers_from_layout(*stages, model)), estimated["result"]["stage_layers"]);
-}
-
-// Megatron-LM's own example (docs: custom pipeline model parallel layout, DeepSeek-V3 at PP16
-// VPP2): "Et*3|(tt|)*29,m|L" is 32 virtual stages, 3 + 29 x 2 = 61 decoders, an MTP layer alone on
-// stage 30 and the loss alone on stage 31.
-TEST(Interop, MegatronLayoutParserReadsMegatronsExample) {
-  std::string error;
-  const auto stages = parse_megatron_layout("Et*3|(tt|)*29,m|L", error);
-  ASSERT_TRUE(stages) << error;
-  ASSERT_EQ(stages->size(), 32u);
-  int decoders = 0;
-  for (const auto& st : *stages) decoders += st.decoder;
-  EXPECT_EQ(decoders, 61);
-  EXPECT_EQ((*stages)[0].embedding, 1);
-  EXPECT_EQ((*stages)[0].decoder, 3);
-  EXPECT_EQ((*stages)[30].mtp, 1);
-  EXPECT_EQ((*stages)[31].loss, 1);
-  EXPECT_FALSE(parse_megatron_layout("Et*3|x", error));
-  EXPECT_NE(error.find("'x'"), std::string::npos) << error;
-  EXPECT_FALSE(parse_megatron_layout("(tt|L", error));
-  EXPECT_FALSE(parse_megatron_layout("t*99999999999", error));
+  // The layout read back as the partition (pipeline.megatron_layout) is the plan exported.
+  json pipeline = request["pipeline"];
+  const json exported_layers = run("estimate", {{"model", request["model"]}, {"pipeline", pipeline}})["result"]["stage_layers"];
+  pipeline.erase("stage_layers");
+  pipeline.erase("layer_offset");
+  pipeline.erase("stage_partition");
+  pipeline["megatron_layout"] = layout;
+  const json read_back = run("estimate", {{"model", request["model"]}, {"pipeline", pipeline}});
+  ASSERT_TRUE(read_back["ok"]) << read_back.dump();
+  EXPECT_EQ(read_back["result"]["stage_layers"], exported_layers);
+  EXPECT_EQ(read_back["result"]["megatron_layout"], layout);
 }
 
 // Even split with virtual stages: 8 decoders over 4 x 2 virtual stages, one each, and full

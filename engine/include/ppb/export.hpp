@@ -47,30 +47,6 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model);
 // --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et*2|t*3|t*2|t*3L'.
 ExportOutput export_megatron(const Plan& plan, const Model& model);
 
-// Megatron-LM's pipeline layout string for the plan: virtual stages in order separated by "|",
-// "E" for the embedding (the pinned-first layers, on virtual stage 0), "t" per body layer, "L" for
-// the loss (the pinned-last layers, on the last virtual stage), "t*n" for n body layers and
-// "(...|)*k" for k equal stages in a row.
-std::string megatron_layout(const Plan& plan, const Model& model);
-
-// One virtual stage of a parsed layout: how many layers of each Megatron-LM layer type it holds.
-struct LayoutStage {
-  int embedding = 0;  // "E"
-  int decoder = 0;    // "t"
-  int mtp = 0;        // "m"
-  int loss = 0;       // "L"
-};
-
-// Parses a layout string as Megatron-LM does (PipelineParallelLayerLayout.parse_str_to_list):
-// commas are cosmetic, "(...)*n" and "x*n" repeat, "|" separates virtual stages. Returns nothing
-// and a reason in `error` when the string is malformed or expands beyond limits::max_layers.
-std::optional<std::vector<LayoutStage>> parse_megatron_layout(std::string_view layout, std::string& error);
-
-// Layers per virtual stage (the plan's stage_layers) of a parsed layout for `model`: body layers
-// are the "t" and "m" entries; "E" stands for the model's pinned-first layers and "L" for its
-// pinned-last layers.
-std::vector<int> stage_layers_from_layout(const std::vector<LayoutStage>& layout, const Model& model);
-
 // PyTorch's torch.distributed.pipelining: the program every rank runs, as the simulator ran it, in
 // _Action's text form with the stage index our virtual stage: "3F0" forward, "3I0" input gradient
 // (a B whose W runs apart), "3W0" weight gradient, "3B0" full backward, "(1F3;6B1)OVERLAP_F_B" an F&B

@@ -18,7 +18,7 @@
 namespace ppb {
 
 // How the user stated the partition; at most one form is given.
-enum class PartitionForm { even, stage_partition, stage_layers, layer_offset };
+enum class PartitionForm { even, stage_partition, stage_layers, layer_offset, megatron_layout };
 // How the user stated recompute.
 enum class RecomputeForm { none, counts, layers };
 
@@ -32,7 +32,8 @@ struct PipelineSpec {
   bool include_timeline = false;
 
   PartitionForm partition_form = PartitionForm::even;
-  std::vector<std::int64_t> partition;  // the numbers of the chosen form
+  // The numbers of the chosen form; for megatron_layout the body layers of each virtual stage.
+  std::vector<std::int64_t> partition;
 
   RecomputeForm recompute_form = RecomputeForm::none;
   // option name -> per-virtual-stage counts (counts form) or expanded layer indices (layers form)
