@@ -7,7 +7,7 @@
 //   - scans the request parsers in engine/src for the field names they read and requires a request
 //     row for each, and a parser read for each request row;
 //   - checks on a small hand-worked plan that the per-micro-batch and per-step units the page
-//     states are the ones the engine reports (numbers from interface.md's formulas).
+//     states are the ones the engine reports (numbers from the published 1F1B step formula).
 // Run by ./dev.sh test after ./dev.sh build; alone: node --test tests/contract-doc.test.mjs
 // (PPB_CLI=path/to/ppb to use another build).
 import { test } from 'node:test';
@@ -298,7 +298,7 @@ test('every engine source is either scanned as a parser or known to read no requ
   assert.deepEqual(unknown, [], 'new sources: add them to PARSERS (with the sections they read) or NOT_PARSERS');
 });
 
-test('the scan of the parsers finds the fields interface.md names', () => {
+test('the scan of the parsers finds the fields the contract names', () => {
   const expected = {
     'model_reader.cpp': ['format', 'layers', 'count', 'pin', 'forward_ms', 'backward_ms', 'weight_backward_ms',
                          'params', 'weights_mib', 'grads_mib', 'optimizer_mib', 'static_mib', 'activation_mib',
@@ -345,7 +345,7 @@ test('every documented request field is read by a parser', () => {
 
 test('stage times are per micro batch except busy and bubble, which are per step', () => {
   // 4 layers of forward 1 ms (backward defaults to 2 x forward), pp 2, m 4, 1f1b, free transfers:
-  // per micro batch a stage runs F = 2 and B = 4 ms. interface.md's uniform check gives the step
+  // per micro batch a stage runs F = 2 and B = 4 ms. 1F1B's step for equal stages (docs/ppb.md) is
   // (m + pp - 1)(F + B) = 5 x 6 = 30 ms; each stage is busy m(F + B) = 24 ms of it.
   const { response } = run('estimate', {
     model: { layers: [{ name: 'l', count: 4, forward_ms: 1, static_mib: 100, activation_mib: 10 }] },

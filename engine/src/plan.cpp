@@ -522,7 +522,8 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
 
   if (!unread.layers) {
     const bool options_known = !unread.recompute && check_recompute_options(model, spec, diagnostics);
-    if (degrees_ok && !unread.partition && check_stage_count(model, spec, plan.vpp_degree, diagnostics)) {
+    const bool stages_fit = degrees_ok && check_stage_count(model, spec, plan.vpp_degree, diagnostics);
+    if (stages_fit && !unread.partition) {
       const int v = spec.pp_degree * plan.vpp_degree;
       if (auto stage_layers = stage_layers_of(model, spec, v, diagnostics)) {
         plan.stage_layers = *stage_layers;

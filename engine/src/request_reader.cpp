@@ -75,7 +75,7 @@ void read_model(const json& document, FieldReader& top, Request& request, Diagno
   }
 }
 
-// interface.md's transformer example states dp_degree under parallel: without training.dp_degree it
+// The transformer example of the contract states dp_degree under parallel: without training.dp_degree it
 // derives micro_batch_num as well. Both given must agree, as the transformer generator requires.
 void read_parallel_dp_degree(const json& document, Training& training, Unread& unread, Diagnostics& d) {
   auto it = document.find("parallel");

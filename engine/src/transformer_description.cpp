@@ -41,7 +41,7 @@ void read_moe(FieldReader& t, Description& m, ReadOk& ok, Diagnostics& d) {
   FieldReader moe(moe_json, t.at("moe"), d, kOwner);
   const auto experts = moe.integer("num_experts", {0, kMaxDimension});
   const auto top_k = moe.integer("top_k", {0, kMaxDimension});
-  // 0, as interface.md's dense example states it, means the same as leaving it out: ffn_hidden_size.
+  // 0, as the contract's dense example states it, means the same as leaving it out: ffn_hidden_size.
   const auto expert_ffn = moe.integer("expert_ffn_hidden_size", {0, kMaxDimension});
   const auto first_dense = moe.integer("first_dense_layers", {0, kMaxDimension});
   const auto shared = moe.integer("shared_experts", {0, kMaxDimension});

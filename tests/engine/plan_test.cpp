@@ -196,6 +196,10 @@ TEST(Plan, AnUnreadValueIsOneErrorNotACascade) {
   req["training"] = {{"global_batch_size", -4}};
   r = run("estimate", req);
   EXPECT_EQ(error_codes(r), (std::vector<std::string>{"NEGATIVE", "OFFSET_SUM"})) << r.dump();
+  // An unreadable partition still lets the stage count be checked against the layers (10 at most).
+  r = run("estimate", request({{"pp_degree", 11}, {"stage_layers", {"a"}}}));
+  EXPECT_EQ(error_codes(r), (std::vector<std::string>{"TYPE_MISMATCH", "PARTITION_UNUSABLE", "PP_EXCEEDS_LAYERS"}))
+      << r.dump();
   // An unread schedule leaves out the schedule's rules (vpp 2 with a schedule that may be interleaved).
   r = run("estimate", request({{"pp_degree", 2}, {"vpp_degree", 2}, {"schedule", "interleaved"}}));
   EXPECT_EQ(error_codes(r), std::vector<std::string>{"SCHEDULE_UNKNOWN"}) << r.dump();

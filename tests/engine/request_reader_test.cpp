@@ -29,7 +29,7 @@ std::size_t count_code(const json& response, const std::string& code) {
       std::count_if(errors.begin(), errors.end(), [&](const json& e) { return e["code"] == code; }));
 }
 
-// interface.md's transformer example puts dp_degree under parallel. By the derivation
+// The contract's transformer example puts dp_degree under parallel. By the derivation
 // micro_batch_num = global_batch_size / (micro_batch_size x dp_degree) = 64 / (1 x 8) = 8, not 64.
 TEST(RequestReader, ParallelDpDegreeDerivesMicroBatchNumForATransformer) {
   json req = small_transformer();

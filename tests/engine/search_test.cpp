@@ -342,7 +342,7 @@ TEST(Search, VppPairsOnlyWithSchedulesThatRunIt) {
   EXPECT_TRUE(has_error(run("search", req), "SEARCH_EMPTY", "/search/vpp_degree"));
 }
 
-// interface.md lists step_time_ms, peak_mib, bubble_fraction and plan for every candidate: one
+// The interface specification lists step_time_ms, peak_mib, bubble_fraction and plan for every candidate: one
 // ruled out before balancing has them as null, and the same keys as a balanced one. 4 layers split
 // into at most 4 virtual stages, so pp 8 with 1f1b is ruled out; interleaving cannot group m 3 on
 // pp 2 or 8, so those are not combinations to evaluate but skipped.

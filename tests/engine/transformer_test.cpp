@@ -247,7 +247,7 @@ TEST(Transformer, MoeParamsScaleWithExpertsOverEp) {
   }
 }
 
-// interface.md's example states a dense model's MoE section with zeros: it is a dense model. And an
+// The contract's example states a dense model's MoE section with zeros: it is a dense model. And an
 // expert width of 0 means ffn_hidden_size, as when it is left out.
 TEST(Transformer, ZeroMoeFieldsAreTheDefaults) {
   json dense = gpt3(8, true);

@@ -47,7 +47,7 @@ export function modelInfo(model) {
 }
 
 /**
- * Layer counts per virtual stage for a layer_offset (interface.md: base = floor(B / V) body layers each plus the
+ * Layer counts per virtual stage for a layer_offset (the interface specification: base = floor(B / V) body layers each plus the
  * offset; pinned-first layers join stage 0, pinned-last layers stage V-1).
  * @param {ModelInfo} info
  * @param {number[]} offsets one per virtual stage

@@ -1,4 +1,4 @@
-// Shapes of the engine's responses (docs/contract.md, interface.md) and of the page's own state, as JSDoc
+// Shapes of the engine's responses (docs/contract.md, the interface specification) and of the page's own state, as JSDoc
 // types for `tsc --checkJs`. Nothing runs here.
 
 /**
