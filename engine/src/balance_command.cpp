@@ -9,6 +9,7 @@
 #include "infeasibility_response.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/balance_session.hpp"
+#include "ppb/json_text.hpp"
 #include "ppb/request_reader.hpp"
 #include "ppb/response_writer.hpp"
 #include "ppb/limits.hpp"
