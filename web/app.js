@@ -28,6 +28,7 @@ import { AddressBar, isTabLink, readTabState } from './js/address-bar.js';
 import { attachSharePanel } from './js/share-panel.js';
 import { attachExportPanel } from './js/export-panel.js';
 import { SearchPanel } from './js/search-panel.js';
+import { SchedulePanel } from './js/schedule-panel.js';
 import { embedOptions, showEmbedLayout, updateOpenLink } from './js/embed.js';
 import { Tooltip } from './js/tooltip.js';
 import { attachPartitionDrag } from './js/views/partition-drag.js';
@@ -122,12 +123,16 @@ const controls = new Controls(form, () => store.state, {
 const views = new PlanViews({ store, timeViews, palette, size: sizeOf });
 const work = new WorkStatus(byId('work', HTMLElement));
 const runner = new PlanRunner({ engine, store, status, errors, banners, work, form, exclude: transformerBox,
+  onRequest: () => schedulePanel.inputsChanged(),
   onPlan: (plan, comparison) => {
     views.show(plan, comparison);
+    // An embed shows only the views it names, and none of them is this one.
+    if (!embed.embed) schedulePanel.update(plan);
     address.changed();
     if (embed.embed) updateOpenLink(store.state, embed.theme);
   },
   onModelChecked: (model, response) => loader.modelChecked(model, response) });
+const schedulePanel = new SchedulePanel({ engine, status, getModel: () => store.state.model, palette, size: sizeOf, onOpen: openSchedule });
 const searchPanel = new SearchPanel({
   search: (request, onProgress) => engine.search(request, onProgress),
   canRun: () => status.engineLoaded,
@@ -149,6 +154,7 @@ loader.attach();
 
 function redrawAll() {
   views.draw();
+  schedulePanel.draw();
   searchPanel.draw();
 }
 
@@ -289,6 +295,21 @@ byId('unpin-plan', HTMLButtonElement).addEventListener('click', () => {
 });
 
 /**
+ * Shows the plan with another schedule, at the chunk count the comparison ran it with; a layer_offset of another
+ * number of virtual stages no longer applies (the comparison used the even split for it too).
+ * @param {import('./js/types.js').CompareRow} row
+ */
+function openSchedule(row) {
+  const { state, info } = store;
+  const s = state.settings;
+  s.schedule = row.schedule;
+  s.vpp_degree = String(row.vpp_degree);
+  if (s.partition === 'explicit' && !row.partition_as_given) controls.clearOffsets(s);
+  controls.show(state, info);
+  runner.request(true);
+}
+
+/**
  * Opens a search candidate's plan in the views (as an explicit plan with its exact recompute layers).
  * @param {number} index
  */
@@ -333,6 +354,7 @@ redrawOnResize();
   get lastRequest() { return runner.current?.request ?? null; },
   get comparison() { return runner.comparison; },
   get search() { return searchPanel.result; },
+  get schedules() { return schedulePanel.result ? { request: schedulePanel.request, result: schedulePanel.result } : null; },
   get cancelledCalls() { return engine.cancelledCalls; },
   get modelsSent() { return engine.modelsSent; },
   get lastExport() { return exportPanel.lastExport; },

@@ -3,7 +3,7 @@
 //
 // Messages in:
 //   {type: 'call', id, command, request}   one command; request is a JSON string (a balance runs in slices
-//                                           when the module has BalanceSession)
+//                                           through BalanceSession)
 //   {type: 'search', id, request}          a search run in slices, with progress and cancel
 //   {type: 'cancel', id}                   stop that sliced call; its result so far is returned
 //   {type: 'model', ref, bytes}            keep a model document (its JSON text as UTF-8 bytes, a transferred buffer)
@@ -25,7 +25,9 @@
 (() => {
   'use strict';
 
-  const COMMANDS = new Set(['estimate', 'balance', 'search', 'import', 'export']);
+  const COMMANDS = new Set(['estimate', 'balance', 'search', 'import', 'export', 'compare']);
+  /** The commands run in slices, through the module's sessions. */
+  const SLICED = ['search', 'balance'];
   const SLICE_MS = 40;
   const PROGRESS_MS = 50;
 
@@ -106,9 +108,6 @@
     }
   }
 
-  /** The commands this module runs in slices. */
-  const slicedCommands = () => (typeof engine?.BalanceSession === 'function' ? ['search', 'balance'] : ['search']);
-
   try {
     // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
     // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
@@ -120,14 +119,16 @@
     const loading = global.createPpbEngine(overrides);
     loading.then(
       (/** @type {any} */ module) => {
-        // Searches run only through SearchSession (progress, cancel with a partial result): a module without it
-        // is an incomplete build, refused rather than half used.
-        if (typeof module.SearchSession !== 'function') {
-          post({ type: 'fatal', error: 'ppb_engine.js has no SearchSession (an incomplete build of the module)' });
-          return;
+        // Searches and balances run only through their sessions (progress, cancel with the result so far): a module
+        // without one is an incomplete build, refused rather than half used.
+        for (const session of ['SearchSession', 'BalanceSession']) {
+          if (typeof module[session] !== 'function') {
+            post({ type: 'fatal', error: `ppb_engine.js has no ${session} (an incomplete build of the module)` });
+            return;
+          }
         }
         engine = module;
-        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: slicedCommands() });
+        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: SLICED });
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
     );
@@ -175,7 +176,7 @@
       runSliced(id, request, engine.SearchSession).catch((error) => die(id, error));
       return;
     }
-    if (message.type === 'call' && message.command === 'balance' && slicedCommands().includes('balance')) {
+    if (message.type === 'call' && message.command === 'balance') {
       runSliced(id, request, engine.BalanceSession).catch((error) => die(id, error));
       return;
     }

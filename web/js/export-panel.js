@@ -19,7 +19,7 @@ import { CancelledError } from './worker-client.js';
  */
 
 /** The charts' names in the export buttons' labels. */
-const CHART_NAMES = /** @type {Record<string, string>} */ ({ 'stage-loads': 'stage loads', timeline: 'timeline', memory: 'memory', compare: 'comparison', pareto: 'search scatter' });
+const CHART_NAMES = /** @type {Record<string, string>} */ ({ 'stage-loads': 'stage loads', timeline: 'timeline', memory: 'memory', compare: 'comparison', schedules: 'schedules', pareto: 'search scatter' });
 
 /**
  * @param {ExportHooks} hooks

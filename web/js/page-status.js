@@ -15,8 +15,9 @@ const ERROR_GROUPS = ['plan', 'model', 'transformer', 'search'];
 const messageOf = (error) => (error instanceof Error ? error.message : String(error));
 
 /**
- * What is in flight: a plan (or inputs waiting to be sent), a search, a model, link or state being read.
- * @typedef {'plan' | 'search' | 'input'} BusyWith
+ * What is in flight: a plan (or inputs waiting to be sent), the schedules compared, a search, a model, link
+ * or state being read.
+ * @typedef {'plan' | 'schedules' | 'search' | 'input'} BusyWith
  * @typedef {{body: HTMLElement, results: HTMLElement, engineLine: HTMLElement, banners: Banners, errors: ErrorBoard,
  *            hasResult: () => boolean}} StatusParts
  */

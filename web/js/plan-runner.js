@@ -29,8 +29,9 @@ const TYPING_DELAY_MS = 220;
  * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, form: HTMLElement, exclude: HTMLElement,
- *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void,
+ *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void, onRequest?: () => void,
  *            onModelChecked?: (model: any, response: EngineResponse) => boolean}} RunnerParts
+ *   onRequest: the inputs changed (work that follows a plan is out of date)
  *   form, exclude: where the plan's errors go (the controls, not the transformer form)
  */
 
@@ -75,6 +76,7 @@ export class PlanRunner {
    */
   request(immediate) {
     this.pending = true;
+    this.parts.onRequest?.();
     this.stopped = false;
     this.parts.status.setStopped(false);
     this.parts.status.setBusy('plan', true);

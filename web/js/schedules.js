@@ -32,10 +32,8 @@ export const SCHEDULE_INFO = [
     conditions: 'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.' },
 ];
 
-/** The schedules the engine runs; the page offers these, in the engine's order. */
-const ENGINE_SCHEDULES = ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'];
-/** The schedule names the page offers, in the engine's order. */
-export const SCHEDULES = SCHEDULE_INFO.map((info) => info.name).filter((name) => ENGINE_SCHEDULES.includes(name));
+/** The schedule names the page offers: every schedule the engine runs, in the engine's order. */
+export const SCHEDULES = SCHEDULE_INFO.map((info) => info.name);
 /** What the picker and the search offer. */
 export const OFFERED_SCHEDULES = SCHEDULE_INFO.filter((info) => SCHEDULES.includes(info.name));
 

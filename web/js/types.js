@@ -13,10 +13,14 @@
  *            busy_ms: number, bubble_ms: number}} StageTime
  * @typedef {{stage: number, virtual_stages: number[], layers: number[][], memory: StageMemory,
  *            time: StageTime}} StageResult
- * @typedef {{stage: number, virtual_stage: number, micro_batch: number, op: 'F' | 'B' | 'W',
- *            start_ms: number, end_ms: number}} TimelineOp
+ * @typedef {{stage: number, virtual_stage: number, micro_batch: number, op: 'F' | 'B' | 'W' | 'F&B',
+ *            start_ms: number, end_ms: number, weight_apart?: boolean, backward_virtual_stage?: number,
+ *            backward_micro_batch?: number}} TimelineOp
+ *   weight_apart (B, F&B): the B computes only the input gradient, its W runs later; backward_* (F&B): the
+ *   backward's virtual stage and micro batch (virtual_stage and micro_batch are the forward's)
  * @typedef {{stage: number, peak_mib?: number, limit_mib?: number, over_mib?: number, message: string}} Violation
- * @typedef {{feasible: boolean, step_time_ms: number, bubble: {fraction: number, per_stage_ms: number[]},
+ * @typedef {{feasible: boolean, step_time_ms: number, span_ms?: number,
+ *            bubble: {fraction: number, span_fraction?: number, per_stage_ms: number[]},
  *            imbalance: {max_over_mean: number, max_minus_min_ms: number},
  *            pp_degree?: number, vpp_degree?: number, micro_batch_num?: number, schedule?: string,
  *            stage_partition: number[], stage_layers: number[], layer_offset: number[],
@@ -24,7 +28,16 @@
  *            stages: StageResult[], violations: Violation[], timeline?: TimelineOp[],
  *            timeline_truncated?: boolean, timeline_operations?: number, timeline_limit?: number,
  *            memory_timeline?: number[][][],
- *            baseline?: EstimateResult, gain?: Record<string, number>, method?: BalanceMethod}} EstimateResult
+ *            baseline?: EstimateResult, gain?: Record<string, number>, method?: BalanceMethod,
+ *            infeasibility?: Infeasibility | null}} EstimateResult
+ * @typedef {{proven: boolean, message: string, limit_mib: number, lower_bound_mib: number, static_share_mib: number,
+ *            static_total_mib: number, memory_needed_mib: number, min_pp_degree: number | null,
+ *            min_pp_degree_checked: boolean, recompute_option: string | null, recompute_option_checked: boolean,
+ *            suggestions: string[]}} Infeasibility
+ * @typedef {{schedule: string, vpp_degree: number, runs: boolean, problems: EngineError[], partition_as_given: boolean,
+ *            feasible: boolean | null, step_time_ms: number | null, span_ms: number | null, bubble_fraction: number | null,
+ *            bubble_span_fraction: number | null, peak_mib: number | null, peak_stage: number | null}} CompareRow
+ * @typedef {{schedules: CompareRow[], fastest: string | null, fastest_by_span: string | null}} CompareResult
  * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number | null,
  *            within_tolerance?: number | null, notes?: string[]}} BalanceMethod
  *

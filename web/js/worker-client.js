@@ -9,7 +9,7 @@ export class EngineDiedError extends Error {}
 export class CancelledError extends Error {}
 
 /**
- * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export'} Command
+ * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export' | 'compare'} Command
  * @typedef {{[key: string]: unknown}} Progress what a call in slices reports: a search {done, total}, a balance
  *   {nodes, incumbent_ms, bound_ms, ...} (the engine's step() answer)
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
@@ -160,8 +160,8 @@ export class EngineClient {
   }
 
   /**
-   * Starts one command. cancel() stops it: a call the worker runs in slices (a search; a balance where the module
-   * has a BalanceSession) stops between two slices and its result still arrives (a search's partial result); any
+   * Starts one command. cancel() stops it: a call the worker runs in slices (a search, a balance)
+   * stops between two slices and its result still arrives (a search's partial result); any
    * other call fails at once with CancelledError, and when nothing else runs in the worker, the worker is replaced
    * so that the engine stops working on it (the next call waits for the new one).
    * @param {Command} command

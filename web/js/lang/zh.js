@@ -59,8 +59,8 @@ export const ZH = {
   'About layer_offset': '关于 layer_offset',
   ': pipeline stages. The model\'s layers are cut into this many consecutive groups, each on its own device (or group of tp × cp devices); every micro batch flows through them in order, so a stage idles while the pipeline fills and drains (the bubble).':
     '：流水线阶段数。模型的层被切成这么多段连续的层，每段放在一个设备（或 tp × cp 个设备组成的一组）上；每个微批次按顺序流过各阶段，因此在流水线填充和排空时阶段会空闲（即气泡）。',
-  ': chunks per device (virtual pipeline stages). With interleaved 1F1B each device holds vpp separate groups of layers, which divides the bubble by vpp at the cost of vpp times more transfers. 1 for GPipe, 1F1B and ZB-H1.':
-    '：每个设备上的模型块数（虚拟流水线阶段）。交错式 1F1B 中每个设备持有 vpp 段互不相邻的层，气泡缩小为原来的 1/vpp，代价是通信次数增加到 vpp 倍。GPipe、1F1B 和 ZB-H1 取 1。',
+  ': chunks per device (virtual pipeline stages). With interleaved 1F1B each device holds vpp separate groups of layers, which divides the bubble by vpp at the cost of vpp times more transfers. 1 for GPipe, 1F1B, ZB-H1 and ZB-H2; 2 for ZB-V and DualPipeV, whose two chunks sit in a V.':
+    '：每个设备上的模型块数（虚拟流水线阶段）。交错式 1F1B 中每个设备持有 vpp 段互不相邻的层，气泡缩小为原来的 1/vpp，代价是通信次数增加到 vpp 倍。GPipe、1F1B、ZB-H1 和 ZB-H2 取 1；ZB-V 和 DualPipeV 取 2，其两个模型块按 V 形排布。',
   ': a step\'s batch (per data-parallel replica) is cut into this many pieces that follow each other through the stages. More micro batches make the bubble a smaller share of the step, and 1F1B holds at most pp of them per stage. Give the count, or let it follow from global batch / (micro batch size × dp_degree).':
     '：每个数据并行副本在一步中的批被切成这么多份，依次流过各阶段。微批次越多，气泡在单步时间中的占比越小；1F1B 每个阶段最多同时持有 pp 个微批次。可直接给出个数，或由 全局批大小 / (微批次大小 × dp_degree) 推出。',
 
@@ -478,4 +478,33 @@ export const ZH = {
   'Copy failed': '复制失败',
   'That chart has nothing to export yet.': '这个图还没有可导出的内容。',
   'The {format} could not be made: {reason}': '无法生成 {format}：{reason}',
+
+  // ---- schedules side by side (js/schedule-panel.js, js/views/schedules.js) ----
+  'Schedules side by side': '各调度并排对比',
+  'The plan shown under every schedule, with the same model, pp_degree, micro batches and memory limit. A schedule that runs another number of chunks gets the even split (marked *). Click a row to show its plan.':
+    '当前方案在每种调度下的结果：模型、pp_degree、微批次和显存上限都相同。模型块数不同的调度使用均匀切分（标 *）。点击一行即显示该方案。',
+  'Schedules side by side, as a table': '各调度并排对比（表格）',
+  schedules: '调度对比',
+  'fastest step': '单步最快',
+  'fastest span': '跨度最短',
+  'span ms': '跨度 ms',
+  'span bubble': '跨度气泡',
+  'largest peak MiB': '最大峰值 MiB',
+  best: '最优',
+  '{peak} (stage {s})': '{peak}（阶段 {s}）',
+  'cannot run: ': '无法运行：',
+  'The plan shown': '当前显示的方案',
+  'Show the plan with this schedule': '用这个调度显示方案',
+  ' · * the even split: the plan\'s partition has another number of virtual stages': ' · * 均匀切分：方案的切分属于另一种虚拟阶段数',
+  'The plan shown under every schedule · click a row to show it{note}': '当前方案在每种调度下的结果 · 点击一行即显示{note}',
+  'over the limit': '超出上限',
+  'span (ms)': '跨度 (ms)',
+  'largest peak (MiB)': '最大峰值 (MiB)',
+  'Schedules side by side: step time, span and largest peak per schedule': '各调度并排对比：每种调度的单步时间、跨度和最大峰值',
+  'cannot run': '无法运行',
+  ' {n} cannot run with these settings.': ' 有 {n} 种调度在这些设置下无法运行。',
+  'No schedule fits the memory limit with this plan.': '这个方案在任何调度下都放不进显存上限。',
+  'Fastest that fits: {name}, {time} per step.': '放得下且最快的调度：{name}，每步 {time}。',
+  ' By span (when steps overlap), {name} is.': ' 按跨度（相邻步重叠时）最快的是 {name}。',
+  'The schedules could not be compared: ': '无法对比各调度：',
 };

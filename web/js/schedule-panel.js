@@ -1,0 +1,138 @@
+// Schedules side by side: after each plan is shown, one `compare` call runs that plan (its partition and recompute
+// stated exactly) under every schedule, and the table and small multiples (js/views/schedules.js) are drawn from
+// its answer. Only the newest plan's comparison is shown; a comparison that has run a while is cancelled by new
+// inputs. Choosing a row is the page's business (onOpen).
+
+/** @import {CompareResult, CompareRow, EngineResponse} from './types.js' */
+/** @import {ShownPlan} from './plan-runner.js' */
+/** @import {EngineClient, Job} from './worker-client.js' */
+/** @import {PageStatus} from './page-status.js' */
+/** @import {Palette} from './theme.js' */
+import { byId, el } from './dom.js';
+import { t } from './i18n.js';
+import { exactPlanSections } from './requests.js';
+import { CancelledError, EngineDiedError } from './worker-client.js';
+import { SHOW_AFTER_MS } from './work-status.js';
+import { renderScheduleTable, renderScheduleBars, renderScheduleVerdict } from './views/schedules.js';
+
+/**
+ * @typedef {{engine: EngineClient, status: PageStatus, getModel: () => any, palette: () => Palette,
+ *            size: (box: HTMLElement) => {width: number, height?: number}, onOpen: (row: CompareRow) => void}} SchedulePanelParts
+ */
+
+/**
+ * The compare request for a plan shown: its exact partition and recompute (kept by the schedules of its shape),
+ * without the timeline.
+ * @param {ShownPlan} plan
+ * @param {any} model
+ * @returns {Record<string, any>}
+ */
+export function compareRequest(plan, model) {
+  const sections = exactPlanSections(plan.result, plan.request);
+  return { model, ...sections };
+}
+
+export class SchedulePanel {
+  /** @param {SchedulePanelParts} parts */
+  constructor(parts) {
+    this.parts = parts;
+    /** @type {CompareResult | null} */
+    this.result = null;
+    /** The request of the comparison shown (a test hook). @type {Record<string, any> | null} */
+    this.request = null;
+    /** @type {{schedule: string, vpp: number} | null} */
+    this.current = null;
+    /** @type {Job | null} */
+    this.job = null;
+    /** The memory limit of the plan compared. @type {number | undefined} */
+    this.limit = undefined;
+    /** The plan to compare next (the newest). @type {ShownPlan | null} */
+    this.next = null;
+    this.running = false;
+    this.version = 0;
+  }
+
+  /**
+   * New inputs: a comparison that has run a while is out of date; stop it rather than wait for it.
+   */
+  inputsChanged() {
+    ++this.version;
+    if (this.job && performance.now() - this.job.started >= SHOW_AFTER_MS) this.job.cancel();
+  }
+
+  /**
+   * Compares the plan shown under every schedule.
+   * @param {ShownPlan} plan
+   */
+  update(plan) {
+    this.next = plan;
+    this.parts.status.setBusy('schedules', true);
+    if (!this.running) this.runAll();
+  }
+
+  async runAll() {
+    this.running = true;
+    try {
+      while (this.next) {
+        const plan = this.next;
+        this.next = null;
+        await this.runOne(plan);
+      }
+    } finally {
+      this.running = false;
+      this.parts.status.setBusy('schedules', false);
+    }
+  }
+
+  /** @param {ShownPlan} plan */
+  async runOne(plan) {
+    const version = this.version;
+    const request = compareRequest(plan, this.parts.getModel());
+    /** @type {EngineResponse} */
+    let response;
+    const job = this.parts.engine.run('compare', request);
+    this.job = job;
+    try {
+      response = await job.result;
+    } catch (error) {
+      if (error instanceof CancelledError || error instanceof EngineDiedError) return;
+      this.showProblem(error instanceof Error ? error.message : String(error));
+      return;
+    } finally {
+      this.job = null;
+    }
+    // A newer plan waits, or the inputs changed since: this answer is not the one to show.
+    if (this.next || version !== this.version) return;
+    if (!response.ok) {
+      this.showProblem(response.errors.map((e) => e.message).join(' '));
+      return;
+    }
+    const shown = { ...request };
+    delete shown.model;
+    this.request = shown;
+    this.result = /** @type {CompareResult} */ (response.result);
+    this.current = { schedule: plan.result.schedule ?? '', vpp: plan.result.vpp_degree ?? 1 };
+    this.limit = plan.result.stages[0]?.memory.limit_mib ?? undefined;
+    this.draw();
+  }
+
+  /** @param {string} message */
+  showProblem(message) {
+    this.result = null;
+    byId('schedules-verdict-box', HTMLElement).replaceChildren(el('p', { class: 'muted', text: t('The schedules could not be compared: ') },
+      [el('span', { text: message, attrs: { lang: 'en' } })]));
+    byId('schedules-box', HTMLElement).replaceChildren();
+    byId('schedule-table-box', HTMLElement).replaceChildren();
+  }
+
+  /** Draws the comparison again (a new answer, theme or size). */
+  draw() {
+    const result = this.result;
+    if (!result) return;
+    const box = byId('schedules-box', HTMLElement);
+    byId('schedules-verdict-box', HTMLElement).replaceChildren(renderScheduleVerdict(result));
+    box.replaceChildren(renderScheduleBars(result, { width: this.parts.size(box).width, palette: this.parts.palette(),
+      limit: this.limit ?? undefined, current: this.current }));
+    byId('schedule-table-box', HTMLElement).replaceChildren(renderScheduleTable(result, { current: this.current, onOpen: this.parts.onOpen }));
+  }
+}
