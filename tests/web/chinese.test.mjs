@@ -42,7 +42,7 @@ const englishLeft = (page) => page.evaluate(() => {
   const KEEP = new Set(['PPB', 'JSON', 'SAPP', 'WASM', 'GPipe', 'MindFormers', 'YAML', 'Megatron', 'Chrome', 'trace', 'iframe', 'MiB', 'GiB',
     'SVG', 'PNG', 'CUDA', 'Transformer', 'transformer', 'Shift', 'Ctrl', 'Enter', 'Escape', 'Home', 'End', 'Page', 'Up', 'Down', 'English',
     'ppb', 'model', 'full', 'selective', 'gpipe', 'interleaved', 'top', 'Llama', 'symbolic', 'bf16', 'distributed', 'optimizer', 'over', 'H100',
-    'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV',
+    'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV', 'ZB-V', 'zbv', 'dualpipev',
     // Terms Chinese ML engineers write in English.
     'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP']);
   const name = /** @type {any} */ (window).__ppb.state.model.name ?? '';
