@@ -3,8 +3,9 @@
 
 /**
  * @typedef {{name: string, label: string, description: string, conditions: string,
- *            vpp: 'one' | 'two' | 'two-or-more'}} ScheduleInfo
- *   vpp: the chunk counts the schedule runs: 1 only, exactly 2, or 2 and more
+ *            vpp: 'one' | 'two' | 'two-or-more', apart?: boolean}} ScheduleInfo
+ *   vpp: the chunk counts the schedule runs: 1 only, exactly 2, or 2 and more; apart: B and W run apart, so the span
+ *   (the iteration time when steps overlap) differs from the step time
  */
 
 /** @type {ScheduleInfo[]} */
@@ -18,16 +19,16 @@ export const SCHEDULE_INFO = [
   { name: 'interleaved_1f1b', label: 'Interleaved 1F1B', vpp: 'two-or-more',
     description: 'Megatron-LM\'s interleaved 1F1B: vpp chunks per device shrink the bubble by vpp, at more transfers.',
     conditions: 'Needs vpp_degree ≥ 2 and micro batches a multiple of pp_degree.' },
-  { name: 'zb_h1', label: 'Zero bubble ZB-H1', vpp: 'one',
+  { name: 'zb_h1', apart: true, label: 'Zero bubble ZB-H1', vpp: 'one',
     description: 'Zero-bubble ZB-H1: 1F1B with each backward split into B and W, the Ws filling the cool-down; 1F1B\'s memory.',
     conditions: 'No conditions.' },
-  { name: 'zb_h2', label: 'Zero bubble ZB-H2', vpp: 'one',
+  { name: 'zb_h2', apart: true, label: 'Zero bubble ZB-H2', vpp: 'one',
     description: 'Zero-bubble ZB-H2: a longer warm-up fills the bubble before the first B; more activation memory than 1F1B.',
     conditions: 'No conditions.' },
-  { name: 'zbv', label: 'Zero bubble ZB-V', vpp: 'two',
+  { name: 'zbv', apart: true, label: 'Zero bubble ZB-V', vpp: 'two',
     description: 'Zero-bubble ZB-V: two chunks per device in a V, B and W apart; near-zero bubble at 1F1B\'s activation memory.',
     conditions: 'Runs two chunks per device (vpp_degree 2).' },
-  { name: 'dualpipev', label: 'DualPipeV', vpp: 'two',
+  { name: 'dualpipev', apart: true, label: 'DualPipeV', vpp: 'two',
     description: 'DeepSeek\'s DualPipeV: two chunks in a V, forward and backward of two micro batches overlapped (F&B).',
     conditions: 'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.' },
 ];

@@ -507,4 +507,20 @@ export const ZH = {
   'Fastest that fits: {name}, {time} per step.': '放得下且最快的调度：{name}，每步 {time}。',
   ' By span (when steps overlap), {name} is.': ' 按跨度（相邻步重叠时）最快的是 {name}。',
   'The schedules could not be compared: ': '无法对比各调度：',
+
+  // ---- B, W and F&B in the timeline, span in the summary (js/views/timeline*.js, js/views/summary.js) ----
+  'B backward (input gradient where its W runs apart)': 'B 反向（W 分开执行时只算输入梯度）',
+  'W weight gradient (striped)': 'W 权重梯度（条纹）',
+  'F&B forward and backward of two micro batches, overlapped': 'F&B 两个微批次的前向与反向重叠执行',
+  'forward of micro batch {m} overlapped with the backward of micro batch {b}': '微批次 {m} 的前向与微批次 {b} 的反向重叠执行',
+  'input-gradient backward of micro batch {m} (its W runs later)': '微批次 {m} 的输入梯度反向（其 W 稍后执行）',
+  'stage {s}: forward of micro batch {m} on virtual stage {v}, backward of micro batch {b} on virtual stage {bv}':
+    '阶段 {s}：微批次 {m} 的前向在虚拟阶段 {v}，微批次 {b} 的反向在虚拟阶段 {bv}',
+  '{place} · operation {k} of {n} on this stage': '{place} · 本阶段第 {k} / {n} 个操作',
+  'B and W run apart here: each line includes the activation a W still needs after its B (weight_activation_mib), held until that W runs.':
+    '这里 B 与 W 分开执行：每条曲线都包含 W 在其 B 之后仍需要的激活（weight_activation_mib），一直保留到该 W 执行。',
+  Span: '跨度',
+  'the iteration time when steps overlap': '相邻步重叠时的迭代时间',
+  'Span bubble': '跨度气泡',
+  '(span − the busiest stage\'s busy time) / span': '(跨度 − 最忙阶段的忙碌时间) / 跨度',
 };

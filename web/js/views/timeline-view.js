@@ -20,10 +20,34 @@ import { BoxGeometry } from './box-geometry.js';
 const MEMORY_COLOURED = 8;
 
 /** What an operation is, in words: "F3 · forward of micro batch 3". */
-const OP_TEXT = /** @type {Record<string, string>} */ ({ F: 'forward of micro batch {m}', B: 'backward of micro batch {m}', W: 'weight gradient of micro batch {m}' });
+const OP_TEXT = /** @type {Record<string, string>} */ ({ F: 'forward of micro batch {m}', B: 'backward of micro batch {m}', W: 'weight gradient of micro batch {m}',
+  'F&B': 'forward of micro batch {m} overlapped with the backward of micro batch {b}' });
 
-/** @param {TimelineOp} op */
-const opTitle = (op) => `${op.op}${op.micro_batch} · ${OP_TEXT[op.op] ? t(OP_TEXT[op.op], { m: op.micro_batch }) : op.op}`;
+/**
+ * An operation's name and what it is: "F3 · forward of micro batch 3", "F3&B1 · forward of micro batch 3 overlapped
+ * with the backward of micro batch 1"; a B whose W runs apart says it computes the input gradient only.
+ * @param {TimelineOp} op
+ */
+function opTitle(op) {
+  if (op.op === 'F&B') {
+    const b = op.backward_micro_batch ?? '?';
+    return `F${op.micro_batch}&B${b} · ${t(OP_TEXT['F&B'], { m: op.micro_batch, b })}`;
+  }
+  if (op.op === 'B' && op.weight_apart) return `B${op.micro_batch} · ${t('input-gradient backward of micro batch {m} (its W runs later)', { m: op.micro_batch })}`;
+  return `${op.op}${op.micro_batch} · ${OP_TEXT[op.op] ? t(OP_TEXT[op.op], { m: op.micro_batch }) : op.op}`;
+}
+
+/**
+ * Where an operation runs, in words: its stage and virtual stage (for an F&B, the forward's and the backward's chunk).
+ * @param {TimelineOp} op
+ */
+function opPlace(op) {
+  if (op.op === 'F&B') {
+    return t('stage {s}: forward of micro batch {m} on virtual stage {v}, backward of micro batch {b} on virtual stage {bv}', { s: op.stage,
+      m: op.micro_batch, v: op.virtual_stage, b: op.backward_micro_batch ?? '?', bv: op.backward_virtual_stage ?? '?' });
+  }
+  return t('stage {s}, virtual stage {v}', { s: op.stage, v: op.virtual_stage });
+}
 
 /**
  * Puts a newly drawn chart in its box. A chart of the same size takes the place of the old one's contents inside
@@ -141,7 +165,7 @@ export class TimeViews {
   /** @param {number} width */
   timelineLayout(width) {
     return timelineLayout(width, this.result?.stages.length ?? 1, this.height(this.boxes.timeline),
-      timelineLegendHeight(width, this.index?.hasW ?? false, this.result?.vpp_degree ?? 1));
+      timelineLegendHeight(width, this.index ?? { hasW: false, hasFB: false }, this.result?.vpp_degree ?? 1));
   }
 
   /** @param {number} width */
@@ -251,7 +275,7 @@ export class TimeViews {
     if (op) {
       this.tooltip.show(event.clientX, event.clientY, [
         opTitle(op),
-        t('stage {s}, virtual stage {v}', { s: op.stage, v: op.virtual_stage }),
+        opPlace(op),
         `${num(op.start_ms)} – ${num(op.end_ms)} ms (${ms(op.end_ms - op.start_ms)})`,
       ]);
       if (this.hoverMicroBatch !== op.micro_batch) this.highlight(op.micro_batch);
@@ -272,7 +296,7 @@ export class TimeViews {
     if (!svg) return;
     for (const node of svg.querySelectorAll('rect.hover')) node.classList.remove('hover');
     if (microBatch === null) return;
-    for (const node of svg.querySelectorAll(`rect[data-micro-batch="${microBatch}"]`)) node.classList.add('hover');
+    for (const node of svg.querySelectorAll(`rect[data-micro-batch="${microBatch}"], rect[data-backward-micro-batch="${microBatch}"]`)) node.classList.add('hover');
   }
 
   /** @param {PointerEvent} event */
@@ -336,6 +360,11 @@ export class TimeViews {
         },
       }, [swatch, String(i)]);
     });
+    // Schedules that run W apart from B hold part of each micro batch's activation until its W: the lines include it.
+    const heldForW = (result.timeline ?? []).some((op) => op.op === 'W')
+      ? el('p', { class: 'hint memory-w-note', attrs: { id: 'memory-w-note' },
+        text: t('B and W run apart here: each line includes the activation a W still needs after its B (weight_activation_mib), held until that W runs.') })
+      : null;
     box.replaceChildren(
       el('p', { class: 'memory-peak-line', attrs: { id: 'memory-peak' }, text: peak
         ? t('Peak: stage {s}, {memory}{share}, first reached at {time}.', { s: peak.stage, memory: mib(peak.mib),
@@ -347,6 +376,7 @@ export class TimeViews {
         ...chips,
       ]),
     );
+    if (heldForW) box.append(heldForW);
   }
 
   /**
@@ -425,7 +455,9 @@ export class TimeViews {
     const row = this.index.rows[op.stage];
     const before = this.selected.i > 0 ? row[this.selected.i - 1].end_ms : 0;
     const lines = [
-      t('stage {s}, virtual stage {v} · operation {k} of {n} on this stage', { s: op.stage, v: op.virtual_stage, k: this.selected.i + 1, n: row.length }),
+      op.op === 'F&B'
+        ? t('{place} · operation {k} of {n} on this stage', { place: opPlace(op), k: this.selected.i + 1, n: row.length })
+        : t('stage {s}, virtual stage {v} · operation {k} of {n} on this stage', { s: op.stage, v: op.virtual_stage, k: this.selected.i + 1, n: row.length }),
       `${num(op.start_ms)} – ${num(op.end_ms)} ms, ${ms(op.end_ms - op.start_ms)}`,
       op.start_ms - before > 1e-9 ? t('idle for {time} before it (bubble)', { time: ms(op.start_ms - before) }) : t('starts as soon as the previous operation ends'),
     ];

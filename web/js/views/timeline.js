@@ -1,5 +1,6 @@
-// Pipeline timeline: a Gantt chart with one row per physical stage and one box per F, B or W operation, idle
-// time (bubbles) hatched, the step time marked. Only the operations inside the visible time window are drawn,
+// Pipeline timeline: a Gantt chart with one row per physical stage and one box per F, B, W or F&B operation (an
+// F&B, DualPipeV's overlapped forward and backward of two micro batches, split: forward colour above, backward
+// below), idle time (bubbles) hatched, the step time marked. Only the operations inside the visible time window are drawn,
 // found by binary search per row; when more than MAX_BOXES would be visible, each stage draws per pixel column
 // the share of time spent in F, B and W (one path per operation kind) instead of one element per box, so zoom
 // and pan stay fast for any number of operations.
@@ -12,14 +13,17 @@ import { t } from '../i18n.js';
 import { textOn } from '../theme.js';
 
 export const MAX_BOXES = 2500;
-/** The operation kinds, in the order of the per-kind paths. */
+/** The operation kinds, in the order of the per-kind paths (an F&B counts half to F, half to B). */
 const OP_KINDS = /** @type {const} */ (['F', 'B', 'W']);
+/** The split fill of F&B boxes: forward above, backward below. */
+const SPLIT_ID = 'timeline-fb';
 const MARGIN_LEFT = 70;
 const MARGIN_RIGHT = 18;
 const TOP = 30;
 
 /**
- * @typedef {{rows: TimelineOp[][], stepTime: number, count: number, hasW: boolean, lastStart: number}} TimelineIndex
+ * @typedef {{rows: TimelineOp[][], stepTime: number, count: number, hasW: boolean, hasFB: boolean, lastStart: number}} TimelineIndex
+ *   hasW: some operation is a W (the schedule runs B and W apart); hasFB: some is an F&B
  * @typedef {{x0: number, x1: number, top: number, rowHeight: number, rowGap: number, plotBottom: number,
  *            height: number}} TimelineLayout
  */
@@ -38,20 +42,21 @@ export function indexTimeline(ops, pp, stepTime) {
   for (const row of rows) row.sort((a, b) => a.start_ms - b.start_ms);
   let lastStart = 0;
   for (const op of ops) lastStart = Math.max(lastStart, op.start_ms);
-  return { rows, stepTime, count: ops.length, hasW: ops.some((op) => op.op === 'W'), lastStart };
+  return { rows, stepTime, count: ops.length, hasW: ops.some((op) => op.op === 'W'), hasFB: ops.some((op) => op.op === 'F&B'), lastStart };
 }
 
 /**
  * The legend's entries: what each colour or mark means, by palette key.
- * @param {boolean} hasW
+ * @param {{hasW: boolean, hasFB: boolean}} kinds
  * @param {number} vpp
- * @returns {{label: string, key: 'forward' | 'backward' | 'weight' | 'highlight', kind?: 'hatch' | 'dash', opacity?: number}[]}
+ * @returns {{label: string, key: 'forward' | 'backward' | 'weight' | 'highlight', kind?: 'hatch' | 'dash' | 'split', opacity?: number}[]}
  */
-function legendEntries(hasW, vpp) {
+function legendEntries({ hasW, hasFB }, vpp) {
   return [
     { label: t('F forward'), key: 'forward' },
-    { label: t('B backward'), key: 'backward' },
-    ...(hasW ? [{ label: t('W weight gradient'), key: /** @type {const} */ ('weight') }] : []),
+    { label: t(hasW ? 'B backward (input gradient where its W runs apart)' : 'B backward'), key: 'backward' },
+    ...(hasW ? [{ label: t('W weight gradient (striped)'), key: /** @type {const} */ ('weight') }] : []),
+    ...(hasFB ? [{ label: t('F&B forward and backward of two micro batches, overlapped'), key: /** @type {const} */ ('forward'), kind: /** @type {const} */ ('split') }] : []),
     { label: t('idle (bubble)'), key: 'forward', kind: 'hatch' },
     { label: t('step time'), key: 'highlight', kind: 'dash' },
     ...(vpp > 1 ? [{ label: t('faded: later model chunk'), key: /** @type {const} */ ('forward'), opacity: 0.7 }] : []),
@@ -61,10 +66,10 @@ function legendEntries(hasW, vpp) {
 /**
  * The height of the timeline's legend at a width (it wraps on narrow screens).
  * @param {number} width
- * @param {boolean} hasW
+ * @param {{hasW: boolean, hasFB: boolean}} kinds
  * @param {number} vpp
  */
-export const timelineLegendHeight = (width, hasW, vpp) => legendHeight(legendEntries(hasW, vpp), width - MARGIN_LEFT - MARGIN_RIGHT);
+export const timelineLegendHeight = (width, kinds, vpp) => legendHeight(legendEntries(kinds, vpp), width - MARGIN_LEFT - MARGIN_RIGHT);
 
 /**
  * Rows get a height by the number of stages, or fill `height` when given (embedded charts fit their frame).
@@ -151,7 +156,23 @@ export function idleAround(index, stage, t) {
  * @param {Palette} palette
  * @returns {Record<string, string>}
  */
-const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: palette.weight });
+const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: palette.weight, 'F&B': `url(#${SPLIT_ID})` });
+
+/**
+ * The fills F&B and W boxes use: the split of forward over backward (in each box's own height), and stripes over
+ * the weight colour, so W reads apart from B without colour too.
+ * @param {Palette} palette
+ */
+const opPatterns = (palette) => s('defs', {}, [
+  s('linearGradient', { id: SPLIT_ID, x1: 0, y1: 0, x2: 0, y2: 1 }, [
+    s('stop', { offset: 0.5, 'stop-color': palette.forward }),
+    s('stop', { offset: 0.5, 'stop-color': palette.backward }),
+  ]),
+  s('pattern', { id: 'timeline-w', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, [
+    s('rect', { width: 6, height: 6, fill: palette.weight }),
+    s('rect', { width: 2, height: 6, fill: palette.background, 'fill-opacity': 0.45 }),
+  ]),
+]);
 
 /**
  * @typedef {{width: number, height?: number, palette: Palette, window: [number, number], pp: number, vpp: number,
@@ -165,14 +186,14 @@ const opColors = (palette) => ({ F: palette.forward, B: palette.backward, W: pal
  * @returns {SVGSVGElement}
  */
 export function renderTimeline(index, { width, height, palette, window, pp, vpp, truncated = null, selected = null }) {
-  const layout = timelineLayout(width, pp, height, timelineLegendHeight(width, index.hasW, vpp));
+  const layout = timelineLayout(width, pp, height, timelineLegendHeight(width, index, vpp));
   const { x0, x1, top, rowHeight, rowGap, plotBottom } = layout;
   const [t0, t1] = window;
   const x = linear([t0, t1], [x0, x1]);
   const root = chartRoot({ id: 'timeline', width, height: layout.height, palette,
     label: t('Pipeline timeline: {pp} stages, {n} operations, step time {time}', { pp, n: index.count, time: ms(index.stepTime) }) });
   root.setAttribute('data-window', `${t0},${t1}`);
-  root.append(hatchPattern(palette, 'timeline-hatch'));
+  root.append(hatchPattern(palette, 'timeline-hatch'), opPatterns(palette));
   root.append(s('defs', {}, [s('clipPath', { id: 'timeline-clip' }, [s('rect', { x: x0, y: top - 2, width: x1 - x0, height: plotBottom - top + 4 })])]));
 
   // Rows: labels and the hatched background that shows through as bubbles.
@@ -224,7 +245,7 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
         const xa = x(op.start_ms);
         const xb = x(op.end_ms);
         const w = Math.max(0.6, xb - xa);
-        const fill = colors[op.op] ?? palette.send;
+        const fill = op.op === 'W' && w > 4 ? 'url(#timeline-w)' : colors[op.op] ?? palette.send;
         const box = /** @type {SVGElement} */ (boxPrototype.cloneNode(false));
         box.setAttribute('x', xa.toFixed(2));
         box.setAttribute('y', yBox);
@@ -236,13 +257,14 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
         box.setAttribute('data-stage', String(op.stage));
         box.setAttribute('data-micro-batch', String(op.micro_batch));
         box.setAttribute('data-virtual-stage', String(op.virtual_stage));
+        if (op.op === 'F&B' && op.backward_micro_batch !== undefined) box.setAttribute('data-backward-micro-batch', String(op.backward_micro_batch));
         rowBoxes.append(box);
-        const label = String(op.micro_batch);
+        const label = op.op === 'F&B' ? `${op.micro_batch}|${op.backward_micro_batch ?? '?'}` : String(op.micro_batch);
         if (rowHeight >= 14 && textWidth(label, 10) + 4 <= Math.min(xb, x1) - Math.max(xa, x0)) {
           const node = /** @type {SVGElement} */ (labelPrototype.cloneNode(false));
           node.setAttribute('x', ((Math.max(xa, x0) + Math.min(xb, x1)) / 2).toFixed(2));
           node.setAttribute('y', yText);
-          node.setAttribute('fill', textOn(fill));
+          node.setAttribute('fill', textOn(op.op === 'F&B' ? palette.forward : op.op === 'W' ? palette.weight : fill));
           node.textContent = label;
           rowLabels.append(node);
         }
@@ -314,6 +336,8 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
       for (let i = first; i < last; ++i) {
         const op = row[i];
         const k = op.op === 'F' ? 0 : op.op === 'B' ? 1 : 2;
+        // An F&B runs a forward and a backward at once: half its time to each.
+        const pair = op.op === 'F&B';
         const a = Math.max(op.start_ms, t0);
         const b = Math.min(op.end_ms, t1);
         let column = Math.min(columns - 1, Math.floor((a - t0) / perColumn));
@@ -321,7 +345,10 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
           const from = t0 + column * perColumn;
           const overlap = Math.min(b, from + perColumn) - Math.max(a, from);
           if (overlap <= 0) break;
-          busy[k][column] += overlap;
+          if (pair) {
+            busy[0][column] += overlap / 2;
+            busy[1][column] += overlap / 2;
+          } else busy[k][column] += overlap;
           ++column;
         }
       }
@@ -390,8 +417,9 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     root.append(text(x0, top - 12, t('{n} operations in view: {how}', { n: num(visible), how }), { 'font-size': 11, fill: palette.muted }));
   }
 
-  const items = legendEntries(index.hasW, vpp).map(({ label, key, kind, opacity }) =>
-    ({ label, kind, opacity, color: kind === 'hatch' ? 'url(#timeline-hatch)' : palette[key] }));
+  const items = legendEntries(index, vpp).map(({ label, key, kind, opacity }) => ({ label, opacity,
+    kind: kind === 'split' ? undefined : kind,
+    color: kind === 'hatch' ? 'url(#timeline-hatch)' : kind === 'split' ? `url(#${SPLIT_ID})` : key === 'weight' ? 'url(#timeline-w)' : palette[key] }));
   root.append(legend(items, { x: x0, y: plotBottom + 42, maxWidth: x1 - x0, palette }).node);
   return root;
 }
