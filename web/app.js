@@ -8,7 +8,7 @@ import { byId, copyWithFeedback, download } from './js/dom.js';
 import { TEMPLATE_MODEL } from './js/template.js';
 import { initialState, DEFAULT_EXAMPLE } from './js/state.js';
 import { exactPlanSections } from './js/requests.js';
-import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets } from './js/settings-edits.js';
+import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets, applySuggestedSearch } from './js/settings-edits.js';
 import { Store } from './js/store.js';
 import { recomputeCounts } from './js/model.js';
 import { EngineClient } from './js/worker-client.js';
@@ -120,7 +120,7 @@ const controls = new Controls(form, () => store.state, {
     return true;
   },
 });
-const views = new PlanViews({ store, timeViews, palette, size: sizeOf });
+const views = new PlanViews({ store, timeViews, palette, size: sizeOf, suggest: suggestedSearch });
 const work = new WorkStatus(byId('work', HTMLElement));
 const runner = new PlanRunner({ engine, store, status, errors, banners, work, form, exclude: transformerBox,
   onRequest: () => schedulePanel.inputsChanged(),
@@ -147,6 +147,7 @@ const searchPanel = new SearchPanel({
     status.setBusy('search', searchPanel.running !== null);
     address.changed();
   },
+  suggest: suggestedSearch,
 });
 const loader = new ModelLoader({ engine, store, status, errors, banners, work, controls, searchPanel, runner, form, transformerBox,
   onState: applyState });
@@ -293,6 +294,31 @@ byId('unpin-plan', HTMLButtonElement).addEventListener('click', () => {
   banners.remove('pinned');
   runner.request(true);
 });
+
+/**
+ * The search an infeasibility explanation suggests, as a button: its label (worked out on a copy of the settings)
+ * and what it does (the search settings set, shown, and the search run).
+ * @param {import('./js/types.js').Infeasibility} inf
+ * @param {import('./js/plan-views.js').Shape} shape
+ * @returns {import('./js/plan-views.js').SuggestedSearch | null}
+ */
+function suggestedSearch(inf, shape) {
+  const state = store.state;
+  const preview = { ...state, search: { ...state.search }, settings: { ...state.settings } };
+  const pps = applySuggestedSearch(preview, inf, shape);
+  if (!pps) return null;
+  const option = inf.recompute_option !== null ? t(', recompute {option} allowed', { option: inf.recompute_option }) : '';
+  const label = t('Search pp_degree {list} with {schedule}{option}', { list: pps.join(', '), schedule: shape.schedule, option });
+  return { label, run: () => {
+    applySuggestedSearch(state, inf, shape);
+    controls.show(state, store.info);
+    errors.clear('search');
+    address.changed();
+    // A recompute option allowed changes the plan too.
+    if (inf.recompute_option !== null) runner.request(true);
+    searchPanel.run({ focus: true });
+  } };
+}
 
 /**
  * Shows the plan with another schedule, at the chunk count the comparison ran it with; a layer_offset of another

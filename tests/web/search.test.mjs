@@ -74,15 +74,26 @@ test('the default search starts from the cluster and its top row has the highest
   assert.equal(rows[0].fits, true);
   for (const r of fitting) assert.ok(/** @type {number} */ (rows[0].throughput) >= /** @type {number} */ (r.throughput), `row 1 ${rows[0].throughput} vs row ${r.index + 1} ${r.throughput}`);
   for (const r of fitting) assert.ok(typeof r.throughput === 'number' && r.throughput > 0, `row ${r.index + 1} has a throughput`);
-  // The gain over the even split only where the even split fits.
+  // The top row is the engine's winner, and by hand the best by throughput among all that fit.
+  assert.equal(result.best.candidate, rows[0].index);
+  const most = Math.max(...result.candidates.filter((/** @type {any} */ c) => c.feasible).map((/** @type {any} */ c) => c.throughput_samples_per_s));
+  assert.equal(rows[0].throughput, most);
+  // The gain over the even split only where the even split fits; elsewhere the engine's note says why not.
   for (const r of rows) {
     const c = result.candidates[r.index];
-    if (c.even_split && c.even_split.feasible === false) assert.equal(r.gain, 'even split does not fit');
-    else if (c.plan) assert.notEqual(r.gain, 'even split does not fit');
+    if (typeof c.gain_ms === 'number') assert.notEqual(r.gain, 'even split does not fit');
+    else if (c.even_split && c.even_split.feasible === false) {
+      assert.equal(r.gain, 'even split does not fit');
+      assert.match(c.gain_note, /^the even split does not fit/);
+      assert.equal(await page.getAttribute(`#search-table tr[data-index="${r.index}"] td[data-field="gain_ms"]`, 'title'), c.gain_note);
+    }
   }
   const verdict = await page.locator('#search-verdict').textContent() ?? '';
   assert.match(verdict, /^#1 \(pp \d+.*ranks first by throughput/);
   assert.match(verdict, /Next: #\d+ \(pp \d+.*behind/);
+  // Why it wins, in the engine's words.
+  assert.ok(result.best.reasons.length > 0);
+  assert.deepEqual(await page.locator('#search-best-reasons li').allTextContents(), result.best.reasons);
   assert.deepEqual(problems, []);
   await page.context().close();
 });

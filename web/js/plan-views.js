@@ -7,6 +7,7 @@
 /** @import {Store} from './store.js' */
 /** @import {Palette} from './theme.js' */
 /** @import {TimeViews} from './views/timeline-view.js' */
+/** @import {Infeasibility} from './types.js' */
 import { byId, el } from './dom.js';
 import { offsetFromStageLayers } from './model.js';
 import { percent, count, scheduleName } from './format.js';
@@ -16,10 +17,15 @@ import { renderSummary } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
 import { renderStageTable } from './views/stage-table.js';
 import { renderCompare, renderGainCards } from './views/compare.js';
+import { renderInfeasibility } from './views/infeasibility.js';
 
 /**
+ * @typedef {{label: string, run: () => void}} SuggestedSearch
  * @typedef {{store: Store, timeViews: TimeViews, palette: () => Palette,
- *            size: (box: HTMLElement) => {width: number, height?: number}}} ViewParts
+ *            size: (box: HTMLElement) => {width: number, height?: number},
+ *            suggest: (inf: Infeasibility, shape: Shape) => SuggestedSearch | null}} ViewParts
+ *   suggest: the search an infeasibility explanation suggests, as a button's label and action
+ * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string}} Shape
  */
 
 export class PlanViews {
@@ -54,12 +60,28 @@ export class PlanViews {
     const training = this.plan.request.training ?? {};
     const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
     byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep }));
+    this.showInfeasibility();
     byId('embed-caption', HTMLElement).textContent = this.caption();
     this.drawStageLoads();
     byId('stage-table-box', HTMLElement).replaceChildren(renderStageTable(result));
     this.showOffset();
     this.parts.timeViews.setData(result);
     this.drawCompare();
+  }
+
+  /** Why the plan (a balance's) cannot fit and what would, with a button for the search that would find it. */
+  showInfeasibility() {
+    const box = byId('infeasibility-box', HTMLElement);
+    const result = this.plan?.result;
+    const inf = this.plan?.command === 'balance' ? result?.infeasibility : null;
+    if (!result || !inf) {
+      box.replaceChildren();
+      return;
+    }
+    const shape = { pp_degree: result.pp_degree ?? result.stages.length, vpp_degree: result.vpp_degree ?? 1,
+      micro_batch_num: result.micro_batch_num ?? 1, schedule: result.schedule ?? '1f1b' };
+    const search = this.parts.suggest(inf, shape);
+    box.replaceChildren(renderInfeasibility(inf, { onSearch: search?.run ?? null, searchLabel: search?.label ?? '' }));
   }
 
   /**

@@ -3,6 +3,7 @@
 // where it does not read as a number, so the engine's error names the field.
 
 /** @import {PageState, Settings, EstimateResult} from './types.js' */
+import { scheduleInfo } from './schedules.js';
 
 /**
  * A control's text as the JSON the engine gets: nothing for an empty field (the engine's default), a number
@@ -118,10 +119,14 @@ export function searchRequest(state) {
   const search = {};
   put(search, 'pp_degree', listField(q.pp_degree));
   if (q.schedule.length > 0) search.schedule = q.schedule;
-  // The chunk counts are interleaving's: the other schedules run one chunk, or two for the V schedules.
+  // The chunk counts are interleaving's: the other schedules run their own (one chunk, or two for the V schedules),
+  // which the list keeps, so that the engine pairs each schedule with what it runs and no schedule is left out.
   if (q.schedule.includes('interleaved_1f1b')) {
     const chunks = listField(q.vpp_degree);
-    if (chunks) search.vpp_degree = q.schedule.some((name) => name !== 'interleaved_1f1b') ? [1, ...chunks.filter((v) => v !== 1)] : chunks;
+    if (chunks) {
+      const own = q.schedule.filter((name) => name !== 'interleaved_1f1b').map((name) => (scheduleInfo(name)?.vpp === 'two' ? 2 : 1));
+      search.vpp_degree = [...new Set([...own, ...chunks])].sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : 0));
+    }
   }
   put(search, 'top_k', numberField(q.top_k));
   if (hasCluster(q)) {

@@ -10,6 +10,7 @@ import { t } from './i18n.js';
 import { searchRequest } from './requests.js';
 import { renderPareto, nearestPoint } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
+import { renderInfeasibility } from './views/infeasibility.js';
 import { count } from './format.js';
 
 /**
@@ -18,7 +19,9 @@ import { count } from './format.js';
  *   canRun: () => boolean,
  *   errors: ErrorBoard, form: HTMLElement, exclude: HTMLElement,
  *   getState: () => PageState, palette: () => Palette, size: (box: HTMLElement) => {width: number, height?: number},
- *   onOpen: (index: number) => void, onBusy: () => void}} SearchHooks
+ *   onOpen: (index: number) => void, onBusy: () => void,
+ *   suggest: (inf: import('./types.js').Infeasibility, shape: import('./plan-views.js').Shape) => import('./plan-views.js').SuggestedSearch | null}} SearchHooks
+ *   suggest: the search an infeasibility explanation suggests (when nothing fits)
  */
 
 export class SearchPanel {
@@ -148,6 +151,12 @@ export class SearchPanel {
     }
     const limit = Number(this.hooks.getState().settings.memory_limit_mib);
     verdict.replaceChildren(renderVerdict(result, { limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
+    // Nothing fits: why, for the candidate closest to fitting (the first), and the search that would find a plan.
+    const closest = result.candidates[0];
+    if (result.infeasibility && closest) {
+      const search = this.hooks.suggest(result.infeasibility, closest);
+      verdict.append(renderInfeasibility(result.infeasibility, { onSearch: search?.run ?? null, searchLabel: search?.label ?? '' }));
+    }
     box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected,
       limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
     table.replaceChildren(renderSearchTable(result, {

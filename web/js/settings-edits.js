@@ -2,7 +2,7 @@
 // by hand, a search candidate opened, a new model. Each changes the settings in place; the page then asks for a
 // new plan.
 
-/** @import {PageState, Settings, SearchCandidate} from './types.js' */
+/** @import {PageState, Settings, SearchCandidate, Infeasibility} from './types.js' */
 /** @import {ModelInfo} from './model.js' */
 import { isObject } from './state.js';
 import { listField } from './requests.js';
@@ -138,4 +138,50 @@ export function putModel(state, model, label, request = null) {
 export function applyExampleDefaults(state, example) {
   Object.assign(state.settings, example.settings ?? {});
   Object.assign(state.search, example.search ?? {});
+}
+
+/**
+ * The search an infeasibility explanation suggests (docs/search.md, "Infeasibility explained"): the same schedule
+ * and chunk count, the smallest pp_degree at which a plan fits and every larger one the cluster divides into, the
+ * recompute option that makes the shape fit allowed. On a cluster that no such pp_degree divides, the search goes
+ * without the cluster, over the plan's micro batch count. Changes the state in place; null when the explanation
+ * suggests no search (only a larger memory limit would fit).
+ * @param {PageState} state
+ * @param {Infeasibility} inf
+ * @param {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string}} shape the shape explained
+ * @returns {string[] | null} the pp_degrees searched
+ */
+export function applySuggestedSearch(state, inf, shape) {
+  if (inf.min_pp_degree === null && inf.recompute_option === null) return null;
+  const q = state.search;
+  const s = state.settings;
+  const from = inf.min_pp_degree ?? shape.pp_degree;
+  /** @type {number[]} */
+  let pps = [from];
+  const positive = (/** @type {string} */ text, /** @type {number} */ fallback) => {
+    const value = text.trim() === '' ? fallback : Number(text);
+    return Number.isInteger(value) && value > 0 ? value : null;
+  };
+  const world = positive(q.world_size, 0);
+  const per = (positive(q.tp_degree, 1) ?? 0) * (positive(q.cp_degree, 1) ?? 0);
+  if (world && per > 0 && world % per === 0) {
+    const pipelines = world / per;
+    const divisors = [];
+    for (let pp = from; pp <= pipelines; ++pp) if (pipelines % pp === 0) divisors.push(pp);
+    if (divisors.length > 0) pps = divisors;
+    else {
+      q.world_size = '';
+      q.micro_batch_num = String(shape.micro_batch_num);
+    }
+  } else if (q.world_size.trim() !== '') {
+    q.world_size = '';
+    q.micro_batch_num = String(shape.micro_batch_num);
+  }
+  q.pp_degree = pps.join(', ');
+  q.schedule = [shape.schedule];
+  if (shape.schedule === 'interleaved_1f1b') q.vpp_degree = String(shape.vpp_degree);
+  if (inf.recompute_option !== null && s.recompute_options !== null && !s.recompute_options.includes(inf.recompute_option)) {
+    s.recompute_options = [...s.recompute_options, inf.recompute_option];
+  }
+  return pps.map(String);
 }

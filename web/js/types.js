@@ -46,10 +46,14 @@
  *            feasible: boolean, step_time_ms: number | null, peak_mib: number | null,
  *            bubble_fraction: number | null, plan?: CandidatePlan | null, reasons?: string[],
  *            throughput_samples_per_s?: number | null, time_per_sample_ms?: number | null, gain_ms?: number | null,
- *            dp_degree?: number | null, even_split?: {step_time_ms: number | null, feasible: boolean} | null}} SearchCandidate
+ *            dp_degree?: number | null, even_split?: {step_time_ms: number | null, feasible: boolean} | null,
+ *            gain_note?: string | null}} SearchCandidate
+ * @typedef {{candidate: number, runner_up: number | null, value: number, runner_up_value: number | null,
+ *            lead_fraction: number | null, headroom_mib: number | null, reasons: string[]}} SearchBest
  * @typedef {{candidates: SearchCandidate[], pareto: number[],
  *            counts: {space: number, evaluated: number, skipped: number, infeasible: number},
- *            elapsed_ms: number, partial: boolean, cancelled?: boolean, rank_by?: 'step_time' | 'time_per_sample',
+ *            elapsed_ms: number, partial: boolean, cancelled?: boolean, rank_by?: 'step_time' | 'time_per_sample' | 'throughput',
+ *            infeasibility?: Infeasibility | null, best?: SearchBest | null,
  *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[]}} SearchResult
  */
 

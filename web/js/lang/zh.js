@@ -523,4 +523,21 @@ export const ZH = {
   'the iteration time when steps overlap': '相邻步重叠时的迭代时间',
   'Span bubble': '跨度气泡',
   '(span − the busiest stage\'s busy time) / span': '(跨度 − 最忙阶段的忙碌时间) / 跨度',
+
+  // ---- why a plan cannot fit (js/views/infeasibility.js, app.js) ----
+  'pp_degree {pp} is the smallest larger pp_degree at which a plan fits (same schedule and recompute options).':
+    'pp_degree {pp} 是能放下方案的最小的更大 pp_degree（调度和重计算选项不变）。',
+  'pp_degree {pp} is the smallest larger pp_degree the bound does not rule out (not decided exactly).':
+    'pp_degree {pp} 是下界未排除的最小的更大 pp_degree（未精确判定）。',
+  'Allowing the recompute option {option} makes this shape fit.': '允许重计算选项 {option} 后，这个形状能放下。',
+  'Allowing the recompute option {option} may make this shape fit (the bound does not rule it out).': '允许重计算选项 {option} 后，这个形状可能放下（下界未排除）。',
+  'A memory limit of {need} fits: the least any plan of this shape needs.': '显存上限为 {need} 时能放下：这是该形状任何方案所需的最少显存。',
+  'A memory limit of {need} fits the plan shown.': '显存上限为 {need} 时当前方案能放下。',
+  'No plan of this shape fits: every plan needs at least {bound} on its largest stage, over the {limit} limit.':
+    '这个形状的任何方案都放不下：每个方案最大的阶段至少需要 {bound}，超过 {limit} 的上限。',
+  'This plan does not fit the {limit} limit.': '这个方案放不进 {limit} 的上限。',
+  'What would fit:': '怎样能放下：',
+  ', recompute {option} allowed': '，允许重计算 {option}',
+  'Search pp_degree {list} with {schedule}{option}': '搜索 pp_degree {list}，调度 {schedule}{option}',
+  'even split leaves a virtual stage empty': '均匀切分会留下空的虚拟阶段',
 };

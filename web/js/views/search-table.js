@@ -20,8 +20,11 @@ const orDash = (v, format = num) => (typeof v === 'number' && Number.isFinite(v)
  */
 function gainText(c) {
   if (!c.plan) return '–';
-  if (c.even_split && c.even_split.feasible === false) return t('even split does not fit');
-  return c.gain_ms === undefined || c.gain_ms === null ? '–' : signed(c.gain_ms, (v) => `${num(v)} ms`);
+  if (typeof c.gain_ms === 'number') return signed(c.gain_ms, (v) => `${num(v)} ms`);
+  // The engine gives no gain where it would mean nothing, and says why (gain_note).
+  if (c.even_split?.feasible === false) return t('even split does not fit');
+  if (c.gain_note) return t('even split leaves a virtual stage empty');
+  return '–';
 }
 
 /** @type {Column[]} */
@@ -38,7 +41,7 @@ const COLUMNS = [
   { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => orDash(c.step_time_ms) },
   { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
   { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
-  { key: 'gain_ms', label: 'faster than even split', value: (c) => (c.even_split?.feasible === false ? null : c.gain_ms ?? null), show: gainText },
+  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText },
   { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => t(c.feasible ? 'yes' : 'no') },
 ];
 
@@ -102,8 +105,10 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
     }, COLUMNS.map((column) => {
       const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
       const raw = column.value(c, index);
+      // The engine's note on a missing gain (English, as the row's reasons are).
+      const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? c.gain_note : null;
       return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
-        attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null } });
+        attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null, title: note, 'data-title-from': note ? 'engine' : null } });
     }));
   });
   return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
@@ -154,7 +159,10 @@ export function renderVerdict(result, { limit }) {
     return el('p', { class: 'search-verdict bad', attrs: { id: 'search-verdict' }, text: t('No candidate fits in memory: the reasons are listed below the table.') });
   }
   const perSample = result.rank_by === 'time_per_sample';
-  const [top, next] = feasible;
+  // The engine's winner and runner-up (result.best) where it says; else the first two that fit.
+  const best = result.best;
+  const top = best ? { c: result.candidates[best.candidate], i: best.candidate } : feasible[0];
+  const next = best ? (best.runner_up !== null ? { c: result.candidates[best.runner_up], i: best.runner_up } : undefined) : feasible[1];
   const c = top.c;
   const measure = perSample || typeof c.throughput_samples_per_s !== 'number'
     ? t('{v} ms per sample', { v: orDash(c.time_per_sample_ms) })
@@ -166,9 +174,10 @@ export function renderVerdict(result, { limit }) {
     measure, figures: figures(c) })];
   if (next) {
     const n = next.c;
-    const ahead = perSample || typeof c.throughput_samples_per_s !== 'number' || typeof n.throughput_samples_per_s !== 'number'
-      ? ((n.time_per_sample_ms ?? NaN) / (c.time_per_sample_ms ?? NaN) - 1)
-      : (c.throughput_samples_per_s / n.throughput_samples_per_s - 1);
+    const ahead = typeof best?.lead_fraction === 'number' ? best.lead_fraction
+      : perSample || typeof c.throughput_samples_per_s !== 'number' || typeof n.throughput_samples_per_s !== 'number'
+        ? ((n.time_per_sample_ms ?? NaN) / (c.time_per_sample_ms ?? NaN) - 1)
+        : (c.throughput_samples_per_s / n.throughput_samples_per_s - 1);
     const why = [];
     if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push(t('a smaller bubble'));
     if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push(t('a shorter step'));
@@ -178,5 +187,11 @@ export function renderVerdict(result, { limit }) {
   } else {
     lines.push(t('It is the only candidate that fits in memory.'));
   }
-  return el('div', { class: 'search-verdict', attrs: { id: 'search-verdict' } }, lines.map((text) => el('p', { text })));
+  // Why it wins, in the engine's words (result.best.reasons: the measure and the lead, step time, bubble, headroom).
+  const reasons = best?.reasons ?? [];
+  return el('div', { class: 'search-verdict', attrs: { id: 'search-verdict' } }, [
+    ...lines.map((text) => el('p', { text })),
+    reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons', lang: 'en' } },
+      reasons.map((reason) => el('li', { text: reason }))) : null,
+  ]);
 }
