@@ -44,7 +44,9 @@ const englishLeft = (page) => page.evaluate(() => {
     'ppb', 'model', 'full', 'selective', 'gpipe', 'interleaved', 'top', 'Llama', 'symbolic', 'bf16', 'distributed', 'optimizer', 'over', 'H100',
     'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV', 'ZB-V', 'zbv', 'dualpipev',
     // Terms Chinese ML engineers write in English.
-    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP']);
+    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank',
+    // The PyTorch export: the tool, its file format and its module (torch.distributed.pipelining).
+    'PyTorch', 'CSV', 'torch', 'pipelining']);
   const name = /** @type {any} */ (window).__ppb.state.model.name ?? '';
   const dataWords = new Set(name.match(/[A-Za-z]+/g) ?? []);
   /** @type {Set<string>} */

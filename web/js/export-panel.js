@@ -1,6 +1,7 @@
 // The export buttons: SVG and PNG of each chart (added to every chart's tool bar), and in the Export section the
-// engine's response and request as JSON, the Chrome trace, the MindFormers YAML, the Megatron arguments (the
-// export command on the plan shown, stated exactly) and the state file.
+// engine's response and request as JSON, the Chrome trace, the MindFormers YAML, the Megatron arguments, the
+// PyTorch schedule CSV (the export command on the plan shown, stated exactly; what it wrote said beside the
+// download) and the state file.
 
 /** @import {PageState, EngineResponse, EstimateResult} from './types.js' */
 /** @import {ErrorBoard} from './errors.js' */
@@ -11,6 +12,7 @@ import { svgBlob, pngBlob, TARGET_FILES } from './exports.js';
 import { stateFile } from './share.js';
 import { exactPlanSections } from './requests.js';
 import { CancelledError } from './worker-client.js';
+import { exportNotes, exportRefusal } from './views/export-notes.js';
 
 /**
  * @typedef {{response: EngineResponse, request: Record<string, any>, result: EstimateResult, command: string}} ShownPlan
@@ -65,19 +67,14 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
   }
 
   /**
-   * Beside the download: what the export does not carry over from the plan shown, in the engine's words (an export
-   * never changes the plan silently), or that it carries the whole plan.
-   * @param {string} label
-   * @param {unknown} notes
+   * Beside the download: what the export wrote (js/views/export-notes.js), or why the engine refused to write it.
+   * @param {HTMLElement[]} nodes
+   * @param {boolean} warn
    */
-  function showNotes(label, notes) {
-    const list = Array.isArray(notes) ? notes.filter((n) => typeof n === 'string') : [];
+  function showNotes(nodes, warn) {
     notesBox.hidden = false;
-    notesBox.classList.toggle('warn', list.length > 0);
-    notesBox.replaceChildren(el('p', { class: 'export-notes-title', text: list.length > 0
-      ? `${label}: downloaded, but it does not run exactly the plan shown:`
-      : `${label}: downloaded; it states the plan shown.` }));
-    if (list.length > 0) notesBox.append(el('ul', {}, list.map((note) => el('li', { text: note }))));
+    notesBox.classList.toggle('warn', warn);
+    notesBox.replaceChildren(...nodes);
   }
 
   /** @param {string} what */
@@ -100,13 +97,16 @@ export function attachExportPanel({ run, errors, banners, getState, getShown, ge
     if (!target) return;
     try {
       const response = await run({ model: getState().model, ...exactPlanSections(shown.result, shown.request), export: { to: what } });
+      lastExport = response;
       if (!response.ok) {
-        errors.set('export', response.errors, { target: errorBox });
+        // A refusal is the engine's answer about the plan, not a problem of the inputs: said beside the buttons.
+        if (response.errors.some((error) => error.code === 'EXPORT_PLAN_DOES_NOT_FIT')) showNotes(exportRefusal(t(target.label), response.errors), true);
+        else errors.set('export', response.errors, { target: errorBox });
         return;
       }
-      lastExport = response;
       download(new Blob([response.result.text], { type: target.type }), `${base}${target.suffix}`);
-      showNotes(target.label, response.result.json?.notes);
+      const { nodes, warn } = exportNotes(t(target.label), response.result, shown.result.stages[0]?.memory.limit_mib ?? undefined);
+      showNotes(nodes, warn);
       const text = what !== 'chrome-trace';
       preview.hidden = !text;
       copy.hidden = !text;

@@ -98,4 +98,5 @@ export const TARGET_FILES = {
   'chrome-trace': { suffix: '-trace.json', type: 'application/json', label: 'Chrome trace' },
   mindformers: { suffix: '-mindformers.yaml', type: 'text/yaml', label: 'MindFormers YAML' },
   megatron: { suffix: '-megatron-args.txt', type: 'text/plain', label: 'Megatron arguments' },
+  pytorch: { suffix: '-pytorch-schedule.csv', type: 'text/csv', label: 'PyTorch schedule CSV' },
 };

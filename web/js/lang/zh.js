@@ -540,4 +540,18 @@ export const ZH = {
   ', recompute {option} allowed': '，允许重计算 {option}',
   'Search pp_degree {list} with {schedule}{option}': '搜索 pp_degree {list}，调度 {schedule}{option}',
   'even split leaves a virtual stage empty': '均匀切分会留下空的虚拟阶段',
+
+  // ---- what an export wrote (js/views/export-notes.js, js/export-panel.js) ----
+  'PyTorch schedule CSV': 'PyTorch 调度 CSV',
+  'torch.distributed.pipelining\'s CSV of every rank\'s actions, in the order PPB simulated': 'torch.distributed.pipelining 的 CSV：每个 rank 的动作，按 PPB 模拟的顺序',
+  '{label}: downloaded; it runs the plan shown.': '{label}：已下载；它运行的就是当前方案。',
+  '{label}: downloaded; it runs a different plan from the one shown, which a launcher can express:': '{label}：已下载；它运行的方案与当前方案不同，是启动器能表达的方案：',
+  'does not fit': '放不下',
+  'The written plan: step time {time}, largest peak {peak} on stage {s} against the {limit} limit: it {fits}.': '写出的方案：单步时间 {time}，最大峰值 {peak}（阶段 {s}），上限 {limit}：{fits}。',
+  'The written plan: step time {time}, largest peak {peak} on stage {s}.': '写出的方案：单步时间 {time}，最大峰值 {peak}（阶段 {s}）。',
+  'What changed:': '改动：',
+  'Notes:': '说明：',
+  '{label}: downloaded, but it does not run exactly the plan shown:': '{label}：已下载，但它运行的并不完全是当前方案：',
+  '{label}: downloaded; it states the plan shown.': '{label}：已下载；它写出的就是当前方案。',
+  '{label}: not written.': '{label}：未写出。',
 };
