@@ -32,6 +32,9 @@ const BUNDLED = [
     settings: { pp_degree: '4', vpp_degree: '1', micro_batch_num: '16', batch_mode: 'micro_batch_num' }, search: { tp_degree: '2' } },
   { file: 'dense-8l.json', label: 'Dense 8 layers (small)' },
   { file: 'sapp-llama-80l.json', label: 'SAPP layer file: Llama-2 70B (tp 8)', search: { tp_degree: '8' } },
+  // examples/README.md balances it on pp 16, 16 micro batches, under a 20,000 MiB limit (no device named).
+  { file: 'sapp-llama-192l.json', label: 'SAPP layer file: 192 decoders, four recompute kinds',
+    settings: { pp_degree: '16', vpp_degree: '1', micro_batch_num: '16', batch_mode: 'micro_batch_num', memory_limit_mib: '20000' } },
 ];
 
 /** The examples the picker offers: the single file has only the one it carries. */
