@@ -1,7 +1,7 @@
 // Schedules side by side: after each plan is shown, one `compare` call runs that plan (its partition and recompute
 // stated exactly) under every schedule, and the table and small multiples (js/views/schedules.js) are drawn from
-// its answer. Only the newest plan's comparison is shown; a comparison that has run a while is cancelled by new
-// inputs. Choosing a row is the page's business (onOpen).
+// its answer, once the plans stop coming for a moment. Only the newest plan's comparison is shown; a comparison
+// that has run a while is cancelled by new inputs. Choosing a row is the page's business (onOpen).
 
 /** @import {CompareResult, CompareRow, EngineResponse} from './types.js' */
 /** @import {ShownPlan} from './plan-runner.js' */
@@ -14,6 +14,9 @@ import { exactPlanSections } from './requests.js';
 import { CancelledError, EngineDiedError } from './worker-client.js';
 import { SHOW_AFTER_MS } from './work-status.js';
 import { renderScheduleTable, renderScheduleBars, renderScheduleVerdict } from './views/schedules.js';
+
+/** How long the plans must stop coming before their comparison runs. */
+const SETTLE_MS = 150;
 
 /**
  * @typedef {{engine: EngineClient, status: PageStatus, getModel: () => any, palette: () => Palette,
@@ -50,24 +53,33 @@ export class SchedulePanel {
     this.next = null;
     this.running = false;
     this.version = 0;
+    this.timer = 0;
   }
 
   /**
-   * New inputs: a comparison that has run a while is out of date; stop it rather than wait for it.
+   * New inputs: the comparison waiting is for an old plan (the new plan brings its own), and one that has run a
+   * while is out of date; stop it rather than wait for it.
    */
   inputsChanged() {
     ++this.version;
+    clearTimeout(this.timer);
+    this.next = null;
     if (this.job && performance.now() - this.job.started >= SHOW_AFTER_MS) this.job.cancel();
+    if (!this.running) this.parts.status.setBusy('schedules', false);
   }
 
   /**
-   * Compares the plan shown under every schedule.
+   * Compares the plan shown under every schedule, once the plans stop coming for a moment: a dragged boundary
+   * makes a plan after another, and seven more estimates between two of them would slow the drag.
    * @param {ShownPlan} plan
    */
   update(plan) {
     this.next = plan;
     this.parts.status.setBusy('schedules', true);
-    if (!this.running) this.runAll();
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => {
+      if (!this.running) this.runAll();
+    }, SETTLE_MS);
   }
 
   async runAll() {
@@ -80,7 +92,8 @@ export class SchedulePanel {
       }
     } finally {
       this.running = false;
-      this.parts.status.setBusy('schedules', false);
+      // Busy until the newest plan's comparison is drawn, or new inputs made it moot.
+      if (!this.next) this.parts.status.setBusy('schedules', false);
     }
   }
 
