@@ -27,7 +27,7 @@ using namespace balancer;
 enum class Table { exact, relaxed, none };  // which suffix table the search had
 
 Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std::vector<int>& ends,
-             bool within_limit) {
+             bool within_limit, const std::vector<Choice>* choices = nullptr) {
   Plan plan{problem.shape};
   plan.stage_layers.clear();
   int a = 0;
@@ -35,7 +35,7 @@ Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std
     plan.stage_layers.push_back(b - a);
     a = b;
   }
-  plan.recompute = recompute.layer_options(ends, within_limit);
+  plan.recompute = recompute.layer_options(ends, within_limit, choices);
   return plan;
 }
 
@@ -51,7 +51,7 @@ Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends
   return plan;
 }
 
-std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table table, bool budget_hit) {
+std::vector<std::string> why_not_exact(Table table, bool budget_hit) {
   std::vector<std::string> notes;
   if (table == Table::relaxed)
     notes.push_back(
@@ -62,20 +62,28 @@ std::vector<std::string> why_not_exact(const BalanceProblem& problem, Table tabl
         "the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
         "search used per-stage bounds only, starting from the even split");
   if (budget_hit) notes.push_back("the search stopped at its budget before every candidate was ruled out");
-  if (problem.shape.vpp_degree > 1)
-    notes.push_back(
-        "with several model chunks per stage the memory bound adds each chunk's largest in-flight count, "
-        "which can rule out plans that would fit");
-  if (problem.split)
-    notes.push_back(std::string("under ") + schedule_name(problem.shape.schedule) +
-                    " the memory bound counts full activations (forward to input gradient), not the weight parts "
-                    "held until W");
   return notes;
 }
 
-// Whether the bounds prove the optimum under the schedule (docs/ppb.md, why the result is optimal).
-bool bounds_prove(const PipelineShape& shape) {
-  return shape.vpp_degree == 1 && (shape.schedule == Schedule::gpipe || shape.schedule == Schedule::one_f_one_b);
+// Why no optimum is proven although the search finished: the memory the balancer charges may exceed
+// the estimate's, so that a plan that fits could have been ruled out, or a plan's recompute choices
+// were not all simulated; empty when neither (docs/ppb.md, why the result is optimal). The bounds
+// themselves hold under every schedule program.
+std::string why_inexact(const BalanceProblem& problem, const StageRecompute& recompute,
+                        const BranchAndBound& search) {
+  if (!problem.memory_exact)
+    return std::string("not proven optimal: under ") + schedule_name(problem.shape.schedule) +
+           " a layer states a weight activation below the activation it keeps, and the balancer charges the "
+           "part held from B to W as the whole activation, so a plan that fits could have been ruled out";
+  if (recompute.memory_conservative())
+    return "not proven optimal: a stage's chunks had too many recompute combinations to try each, so their "
+           "memory was charged as each chunk's largest in-flight count added up, which can rule out a plan that "
+           "fits";
+  if (search.choices_cut())
+    return "not proven optimal: a plan had more combinations of its stages' recompute choices (each chunk's "
+           "extra time traded against the others') than the search simulates, so only the least summed extra "
+           "time of each stage was simulated for it";
+  return {};
 }
 
 }  // namespace
@@ -241,7 +249,6 @@ double Balancer::Impl::proven_bound() const {
 void Balancer::Impl::finish(Stop stop) {
   const bool stopped = stop != Stop::none;
   const BalanceOptions& options = problem.options;
-  const PipelineShape& shape = problem.shape;
   result.nodes = budget.nodes();
   result.simulations = search.simulations();
   const double best = search.best_time();
@@ -249,8 +256,10 @@ void Balancer::Impl::finish(Stop stop) {
   if (best < kInf) {
     result.feasible = true;
     result.step_time_ms = best;
-    result.plan = plan_of(problem, recompute, search.best_ends(), true);
-    const bool model_exact = bounds_prove(shape);
+    result.plan = plan_of(problem, recompute, search.best_ends(), true,
+                          search.best_choices().empty() ? nullptr : &search.best_choices());
+    const std::string inexact = why_inexact(problem, recompute, search);
+    const bool model_exact = inexact.empty();
     // A thinned frontier may overstate a stage's least recompute time by its error; every bound (a
     // stage's own m micro batches, the drain before it and the round trip after it, counted twice)
     // and the step time grow by at most (m + 2) times the summed errors of the stages.
@@ -265,7 +274,8 @@ void Balancer::Impl::finish(Stop stop) {
       result.lower_bound_ms = std::max(0.0, (budget_hit ? proven_bound() : best / (1.0 + options.tolerance)) - slack);
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
-    result.notes = why_not_exact(problem, table, budget.hit());
+    result.notes = why_not_exact(table, budget.hit());
+    if (!model_exact) result.notes.push_back(inexact);
     if (slack > 0) {
       char text[160];
       std::snprintf(text, sizeof text, "up to %.4g ms, so the bound holds to within %.4g ms", error, slack);
@@ -304,7 +314,7 @@ BalanceProgress Balancer::Impl::progress() const {
   if (search.best_time() < kInf) out.incumbent_ms = search.best_time();
   if (out.finished) {
     if (result.within_tolerance) out.lower_bound_ms = result.lower_bound_ms;
-  } else if (phase == Phase::search && bounds_prove(problem.shape) && proven_bound() < kInf) {
+  } else if (phase == Phase::search && why_inexact(problem, recompute, search).empty() && proven_bound() < kInf) {
     out.lower_bound_ms = proven_bound();
   }
   return out;

@@ -195,7 +195,8 @@ CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& fo
        "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is "
        "simulated; exact per-stage recompute from the Pareto frontier of (activation kept, time added)"},
       {"proven_optimal", found.proven_optimal},
-      // No bound where the model gives no proof (zb_h1, vpp > 1) or nothing fits.
+      // No bound where the balancer's memory or recompute choices are not exact (method.notes says
+      // why) or nothing fits.
       {"lower_bound_ms", found.within_tolerance ? json(found.lower_bound_ms) : json(nullptr)},
       {"within_tolerance", found.within_tolerance ? json(*found.within_tolerance) : json(nullptr)},
       {"nodes", found.nodes},

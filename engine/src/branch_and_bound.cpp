@@ -15,8 +15,11 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
   stage_pb_.assign(pp + 1, 0);
   costs_.assign(V, VirtualStageCost{});
   children_.assign(V, {});
+  choices_.assign(pp, {});
   static_cast<PipelineShape&>(sim_in_) = p_.shape;
   sim_in_.stage_tail_ms = p_.tail;
+  program_ = schedule_program(p_.shape);  // built once, not at every simulation
+  sim_in_.program = &program_;
 }
 
 PhaseStatus BranchAndBound::improve_locally(double until_ms) {
@@ -70,8 +73,8 @@ PhaseStatus BranchAndBound::step() {
         const Child child = children[f.next];
         enter(f, child);
         if (f.v == p_.V - 1) {
-          evaluate();
-          chunk_ranges_[static_cast<std::size_t>(f.v % p_.pp)].pop_back();
+          evaluate(chunk_ranges_);
+          chunk_ranges_[static_cast<std::size_t>(p_.stage_of(f.v))].pop_back();
           ++f.next;
         } else {
           stack_.push_back({f.v + 1, child.b, child.bound, child.priority});
@@ -87,7 +90,7 @@ void BranchAndBound::finish_frame() {
   stack_.pop_back();
   if (stack_.empty()) return;
   Frame& parent = stack_.back();
-  chunk_ranges_[static_cast<std::size_t>(parent.v % p_.pp)].pop_back();
+  chunk_ranges_[static_cast<std::size_t>(p_.stage_of(parent.v))].pop_back();
   ++parent.next;
 }
 
@@ -132,8 +135,8 @@ void BranchAndBound::expand(Frame& f) {
   frontiers_.trim();
   const int v = f.v, a = f.a;
   const double bound = std::max(f.bound, prefix_bound(v, a));
-  const int s = v % p_.pp;
-  const int chunk = v / p_.pp;
+  const int s = p_.stage_of(v);
+  const int chunk = p_.chunk_of(v);
   const bool completes = chunk == p_.shape.vpp_degree - 1;
   auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
   const double pf = stage_pf_[static_cast<std::size_t>(s)];
@@ -195,9 +198,15 @@ void BranchAndBound::expand(Frame& f) {
       }
       Bounds term{0, 0};
       if (fits_memory) {
+        // The stage's own work from its first possible start, then the drain of its last backward
+        // through the stages before it or its tail (docs/ppb.md, bounds for every schedule). An F&B
+        // pair of DualPipeV hides at most its communication, so that much is taken off.
         double base = 0;
-        for (auto [x, y] : ranges) base += p_.range(p_.prefix_f, x, y) + p_.range(p_.prefix_b, x, y);
-        const double own = pf + p_.m * (base + extra) + (p_.split ? 0 : pb);
+        for (auto [x, y] : ranges) {
+          base += p_.range(p_.prefix_f, x, y) + p_.range(p_.prefix_b, x, y);
+          if (p_.overlaps) base -= p_.range(p_.prefix_fcomm, x, y) + p_.range(p_.prefix_bcomm, x, y);
+        }
+        const double own = pf + p_.m * (base + extra) + std::max(p_.split ? 0.0 : pb, p_.tail[static_cast<std::size_t>(s)]);
         term = {own, own};
       }
       ranges.pop_back();
@@ -216,18 +225,20 @@ void BranchAndBound::expand(Frame& f) {
 // next physical stage.
 void BranchAndBound::enter(const Frame& f, const Child& child) {
   const int v = f.v, a = f.a, b = child.b;
-  const int s = v % p_.pp;
-  const int chunk = v / p_.pp;
+  const int s = p_.stage_of(v);
+  const int chunk = p_.chunk_of(v);
   const bool completes = chunk == p_.shape.vpp_degree - 1;
   auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
   ranges.emplace_back(a, b);
-  if (completes) recompute_.stage_extra(s, ranges, &chosen_);
+  if (completes) recompute_.stage_extra(s, ranges, &chosen_, several_chunks() ? &choices_[static_cast<std::size_t>(s)] : nullptr);
   ends_[static_cast<std::size_t>(v)] = b;
   // Costs of this virtual stage, for the simulation of complete plans.
   auto& c = costs_[static_cast<std::size_t>(v)];
   c.forward_ms = p_.range(p_.prefix_f, a, b);
   c.backward_ms = p_.range(p_.prefix_b, a, b);
   c.weight_ms = p_.range(p_.prefix_w, a, b);
+  c.forward_comm_ms = p_.range(p_.prefix_fcomm, a, b);
+  c.backward_comm_ms = p_.range(p_.prefix_bcomm, a, b);
   c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
   if (completes) assign_chunk_costs(s, ranges, chosen_);
   // Chunk 0 of this stage feeds the prefix bound of the next stage; its backward already holds the
@@ -242,24 +253,60 @@ void BranchAndBound::enter(const Frame& f, const Child& child) {
 
 void BranchAndBound::assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen) {
   for (std::size_t c = 0; c < ranges.size(); ++c) {
-    auto& cost = costs_[static_cast<std::size_t>(s) + c * static_cast<std::size_t>(p_.pp)];
+    auto& cost = costs_[static_cast<std::size_t>(p_.virtual_of(s, static_cast<int>(c)))];
     cost.activation_mib = chosen[c].act;
     cost.backward_ms = p_.range(p_.prefix_b, ranges[c].first, ranges[c].second) + chosen[c].extra;
   }
 }
 
-void BranchAndBound::evaluate() {
-  if (bounds_.plan(costs_) >= cut()) return;  // its exact stage costs already rule it out
+bool BranchAndBound::simulate_costs() {
   ++simulations_;
   budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
   sim_in_.costs = costs_;
   sim_in_.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
   const SimulationResult r = simulate(sim_in_);
-  if (r.aborted) return;
+  if (r.aborted) return false;
   const double t = r.step_time_ms;
   if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
     set_best_time(t);
     best_ends_ = ends_;
+    return true;
+  }
+  return false;
+}
+
+void BranchAndBound::evaluate(const std::vector<Ranges>& ranges) {
+  if (bounds_.plan(costs_) >= cut()) return;  // its exact stage costs already rule it out
+  if (!several_chunks()) {
+    simulate_costs();
+    return;
+  }
+  // Every combination of the stages' recompute choices (stage_extra), up to kMaxChoicePlans of them;
+  // beyond that only the least summed extra of each stage, and the answer is not proven.
+  double plans = 1;
+  for (const auto& c : choices_) plans *= static_cast<double>(c.size());
+  const bool all = plans <= kMaxChoicePlans;
+  choices_cut_ = choices_cut_ || !all;
+  std::vector<std::size_t>& pick = pick_;
+  pick.assign(static_cast<std::size_t>(p_.pp), 0);
+  for (;;) {
+    for (int s = 0; s < p_.pp; ++s) {
+      const auto us = static_cast<std::size_t>(s);
+      assign_chunk_costs(s, ranges[us], choices_[us][pick[us]]);
+    }
+    if (simulate_costs()) {
+      best_choices_.clear();
+      for (int s = 0; s < p_.pp; ++s)
+        best_choices_.push_back(choices_[static_cast<std::size_t>(s)][pick[static_cast<std::size_t>(s)]]);
+    }
+    if (!all) return;
+    int s = 0;  // the next combination, as an odometer over the stages
+    for (; s < p_.pp; ++s) {
+      const auto us = static_cast<std::size_t>(s);
+      if (++pick[us] < choices_[us].size()) break;
+      pick[us] = 0;
+    }
+    if (s == p_.pp) return;
   }
 }
 
@@ -270,21 +317,24 @@ void BranchAndBound::try_plan(const std::vector<int>& ends) {
   for (int v = 0; v < p_.V; ++v) {
     const int b = ends[static_cast<std::size_t>(v)];
     if (b < p_.first_end(v, a) || b > p_.last_end(v)) return;
-    per_stage[static_cast<std::size_t>(v % p_.pp)].emplace_back(a, b);
+    per_stage[static_cast<std::size_t>(p_.stage_of(v))].emplace_back(a, b);
     auto& c = costs_[static_cast<std::size_t>(v)];
     c.forward_ms = p_.range(p_.prefix_f, a, b);
     c.backward_ms = p_.range(p_.prefix_b, a, b);
     c.weight_ms = p_.range(p_.prefix_w, a, b);
+    c.forward_comm_ms = p_.range(p_.prefix_fcomm, a, b);
+    c.backward_comm_ms = p_.range(p_.prefix_bcomm, a, b);
     c.send_ms = p_.crosses(v) ? p_.send_after(b) : 0;
     a = b;
   }
   for (int s = 0; s < p_.pp; ++s) {
+    const auto us = static_cast<std::size_t>(s);
     std::vector<FrontierPoint> chosen;
-    if (recompute_.stage_extra(s, per_stage[static_cast<std::size_t>(s)], &chosen) == kInf) return;
-    assign_chunk_costs(s, per_stage[static_cast<std::size_t>(s)], chosen);
+    if (recompute_.stage_extra(s, per_stage[us], &chosen, several_chunks() ? &choices_[us] : nullptr) == kInf) return;
+    assign_chunk_costs(s, per_stage[us], chosen);
   }
   ends_ = ends;
-  evaluate();
+  evaluate(per_stage);
 }
 
 }  // namespace ppb::balancer

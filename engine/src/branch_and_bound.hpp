@@ -41,6 +41,12 @@ class BranchAndBound {
   [[nodiscard]] double best_time() const { return best_time_; }
   [[nodiscard]] const std::vector<int>& best_ends() const { return best_ends_; }
   [[nodiscard]] std::int64_t simulations() const { return simulations_; }
+  // With several chunks per stage: the recompute choice of each physical stage in the best plan.
+  [[nodiscard]] const std::vector<Choice>& best_choices() const { return best_choices_; }
+  // Whether some plan had more combinations of its stages' recompute choices than were simulated
+  // (kMaxChoicePlans): its best may then have been missed, and nothing is proven.
+  [[nodiscard]] bool choices_cut() const { return choices_cut_; }
+  static constexpr double kMaxChoicePlans = 256;
 
  private:
   struct Child {
@@ -69,7 +75,10 @@ class BranchAndBound {
   void enter(const Frame& frame, const Child& child);
   void finish_frame();
   void assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen);
-  void evaluate();
+  [[nodiscard]] bool several_chunks() const { return p_.V != p_.pp; }
+  // Simulates costs_; true when it is the best plan so far.
+  bool simulate_costs();
+  void evaluate(const std::vector<Ranges>& ranges);
 
   const BalanceProblem& p_;
   StageRecompute& recompute_;
@@ -87,6 +96,11 @@ class BranchAndBound {
   std::vector<Frame> stack_;                  // the search path, one frame per depth
   std::vector<std::vector<Child>> children_;  // the children of the frame at each depth
   std::vector<FrontierPoint> chosen_;         // stage_extra's choice for the child being entered
+  std::vector<std::vector<Choice>> choices_;  // several chunks: each stage's recompute choices
+  std::vector<std::size_t> pick_;             // evaluate(): the combination of choices simulated
+  std::vector<Choice> best_choices_;
+  bool choices_cut_ = false;
+  Program program_;
   SimulationInput sim_in_;
   double best_time_ = kInf;
   double cut_ = kInf;

@@ -21,7 +21,7 @@ PhaseStatus LeastOverSweep::step(Budget& budget) {
 }
 
 void LeastOverSweep::row(int v) {
-  const double held = p_.held_at(v), limit = p_.limit_for(v % p_.pp);
+  const double held = p_.held_at(v), limit = p_.limit_for(p_.stage_of(v));
   const double* const statics = p_.prefix_static.data();
   const double* const least = p_.prefix_least_act.data();
   const int hi = p_.last_end(v);

@@ -33,7 +33,7 @@ class StageBounds {
 
   // The same bounds from a stage's forward f and backward full_b (recompute included), and `later`,
   // the round trip through the stages after it (exact, or a lower bound of it). With nf the forwards
-  // it runs before its first backward (min(pp - s, m) for 1f1b, m for gpipe):
+  // it runs before its first backward, read off the program (min(pp - s, m) for 1f1b, m for gpipe):
   //  - its own work: pf + m (f + full_b) + pb;
   //  - its timeline: the first backward waits for nf forwards and for f + later; then (m - nf)
   //    forward-backward pairs; then the last backward waits for nf backwards and for the last micro
@@ -41,8 +41,9 @@ class StageBounds {
   //      pf + max(nf f, f + later) + (m - nf)(f + full_b) + max(nf full_b, later + full_b) + pb.
   //    On equal stages this is (m + pp - 1)(f + full_b) for every stage, the exact step time. When
   //    all forwards come first (nf = m), the steady part is empty and the two waits overlap instead.
-  // zb_h1: the drain is not counted (W can overlap it), the round trip needs only the later stages'
-  // input gradients, and at most min(pp - s, m) forwards precede the first B.
+  // zb_h1, zb_h2: the drain is not counted (a W can be the stage's last operation), the round trip
+  // needs only the later stages' input gradients, and nf (read off the program) forwards precede the
+  // first B.
   [[nodiscard]] Bounds from_costs(int s, double pf, double pb, double f, double full_b, double later) const {
     const double m = p_.m;
     // The stage's tail (outside components after its last operation) comes after all its work.
@@ -50,7 +51,7 @@ class StageBounds {
     const double tail = p_.tail[static_cast<std::size_t>(s)];
     const double own = pf + m * (f + full_b) + std::max(drain, tail);
     if (p_.V != p_.pp) return {own, own};
-    const double nf = p_.shape.schedule == Schedule::gpipe ? m : std::min<double>(p_.pp - s, m);
+    const double nf = p_.forwards_before_backward[static_cast<std::size_t>(s)];
     if (p_.split) return {own, std::max(own, pf + f + later + (m - nf) * f + m * full_b + tail)};
     double timeline;
     if (nf < m) {

@@ -12,6 +12,7 @@
 namespace ppb::balancer {
 
 using Ranges = std::vector<std::pair<int, int>>;  // [a, b) of each chunk of a physical stage
+using Choice = std::vector<FrontierPoint>;        // a frontier point per chunk of a physical stage
 
 class StageRecompute {
  public:
@@ -22,9 +23,20 @@ class StageRecompute {
   // recompute does not fit. `chosen` receives each chunk's (activation kept per micro batch, time
   // added). Frontiers are built only when memory binds: a stage that fits without recompute adds
   // nothing, and one that does not fit with the most-saving option everywhere is out.
-  double stage_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen);
+  //
+  // With several chunks, the least summed extra time is not always the fastest plan: the step time
+  // grows with each chunk's backward on its own, so every choice whose vector of per-chunk extra
+  // times no other fitting choice beats in every chunk can be the best. With `all`, those choices
+  // are listed there (the least summed first; one choice with one chunk or when nothing is
+  // recomputed). `all` stays empty when the conservative joint frontier was used.
+  double stage_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen,
+                     std::vector<Choice>* all = nullptr);
   // Whether stage s fits its memory with no layer recomputed.
   [[nodiscard]] bool fits_without_recompute(int s, const Ranges& ranges) const;
+  // Whether a stage's memory was ever charged by the conservative joint frontier (more combinations
+  // of its chunks' points than kMaxCombinations): a plan that fits may then have been ruled out.
+  [[nodiscard]] bool memory_conservative() const { return memory_conservative_; }
+  static constexpr double kMaxCombinations = 1 << 16;
 
   // What stage_extra reads of stage s for its one chunk, read once by the inner loops over a
   // stage's end (which call one_extra for every end they try): the frontier call in those loops
@@ -34,7 +46,7 @@ class StageRecompute {
     const double *statics, *act, *least_act;  // prefix sums
   };
   [[nodiscard]] OneChunk one_chunk(int s) const {
-    return {problem_.held_at(s), problem_.limit_for(s), problem_.prefix_static.data(), problem_.prefix_act.data(),
+    return {problem_.held_at(problem_.virtual_of(s, 0)), problem_.limit_for(s), problem_.prefix_static.data(), problem_.prefix_act.data(),
             problem_.prefix_least_act.data()};
   }
   // stage_extra of the one chunk [a, b), without `chosen`: the same arithmetic, small and inline.
@@ -53,12 +65,24 @@ class StageRecompute {
 
   // The recompute option of every layer for stage ends `ends`: within the limit, each stage's least
   // extra time that fits; otherwise (or when a stage cannot fit) the least activation.
-  std::vector<int> layer_options(const std::vector<int>& ends, bool within_limit);
+  // With `choices` (one per physical stage), each stage takes that choice instead.
+  std::vector<int> layer_options(const std::vector<int>& ends, bool within_limit,
+                                 const std::vector<Choice>* choices = nullptr);
 
  private:
+  double least_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen, std::vector<Choice>* all);
+  static void pareto_choices(std::vector<Choice>& candidates, std::vector<Choice>& out);
+  // Stage s's activation peak when its chunks keep acts[c] per micro batch.
+  [[nodiscard]] double peak(int s, const double* acts) const;
+  double chunks_extra(int s, const Ranges& ranges, double budget, std::vector<FrontierPoint>* chosen,
+                      std::vector<Choice>* all);
+  double joint_extra(int s, const Ranges& ranges, double budget, std::vector<FrontierPoint>* chosen);
+
   const BalanceProblem& problem_;
   FrontierCache& frontiers_;
   Budget& budget_;
+  bool memory_conservative_ = false;
+  mutable std::vector<double> none_, least_;  // per chunk, scratch of stage_extra
 };
 
 }  // namespace ppb::balancer

@@ -39,7 +39,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
     }
     frontiers_.trim();
     for (int v = V - 1; v >= 0; --v) {
-      const int s = v % pp;
+      const int s = p_.stage_of(v);
       double best = kInf;
       int best_b = -1;
       const double pf = p_.range(p_.prefix_f, 0, a) + v * p_.min_send;

@@ -1,0 +1,113 @@
+// Builders shared by the balancer's tests: pipeline shapes, seeded random models and exhaustive
+// search over every partition and recompute assignment (the ground truth the balancer is held to).
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ppb/balance.hpp"
+#include "ppb/estimate.hpp"
+
+namespace ppb::test {
+
+inline Plan shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
+  Plan p;
+  p.pp_degree = pp;
+  p.vpp_degree = vpp;
+  p.micro_batch_num = m;
+  p.schedule = schedule;
+  return p;
+}
+
+struct Exhaustive {
+  bool feasible = false;
+  double best_ms = 0;
+  std::int64_t plans = 0;
+  Plan best;  // a plan of the least step time
+};
+
+// Every contiguous partition (non-empty stages, pins respected) and every recompute assignment of
+// every layer among "none" and the options allowed, each simulated.
+inline Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options,
+                      const std::vector<StageComponent>& components = {}) {
+  Exhaustive out;
+  const int L = model.layer_count(), V = shape.virtual_stages();
+  std::vector<int> stage_layers(static_cast<std::size_t>(V));
+  std::function<void(int, int)> partition = [&](int v, int start) {
+    if (v == V - 1) {
+      stage_layers[static_cast<std::size_t>(v)] = L - start;
+      if (L - start < 1 || (V > 1 && start > model.body_end())) return;
+      if (V == 1 || stage_layers[0] >= model.pinned_first) {
+        Plan plan = shape;
+        plan.stage_layers = stage_layers;
+        plan.recompute.assign(static_cast<std::size_t>(L), -1);
+        std::function<void(int)> choose = [&](int i) {
+          if (i == L) {
+            ++out.plans;
+            const Estimate e = estimate(model, device, plan, false, components);
+            if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) {
+              out.best_ms = e.step_time_ms;
+              out.best = plan;
+            }
+            out.feasible = out.feasible || e.feasible;
+            return;
+          }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
+          choose(i + 1);
+          for (int o : options)
+            if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
+              plan.recompute[static_cast<std::size_t>(i)] = o;
+              choose(i + 1);
+            }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
+        };
+        choose(0);
+      }
+      return;
+    }
+    for (int n = 1; start + n <= L - (V - 1 - v); ++n) {
+      if (v == 0 && n < model.pinned_first) continue;
+      if (start + n > model.body_end()) break;
+      stage_layers[static_cast<std::size_t>(v)] = n;
+      partition(v + 1, start + n);
+    }
+  };
+  partition(0, 0);
+  return out;
+}
+
+inline Model random_model(std::mt19937& rng, int layers) {
+  std::uniform_real_distribution<double> time(0.5, 6.0), mem(50, 400), act(20, 300), send(0, 64);
+  std::uniform_int_distribution<int> coin(0, 1);
+  Model model;
+  model.recompute_options = {"full", "selective"};
+  for (int i = 0; i < layers; ++i) {
+    Layer l;
+    l.name = std::to_string(i);  // (g++ 12 warns falsely on "l" + to_string)
+    l.forward_ms = std::round(time(rng) * 4) / 4;
+    l.backward_ms = std::round(l.forward_ms * (1.5 + coin(rng)) * 4) / 4;
+    l.weight_backward_ms = l.backward_ms / 2;
+    l.other_static_mib = std::round(mem(rng));
+    l.activation_mib = std::round(act(rng));
+    l.send_mib = std::round(send(rng));
+    l.recompute.assign(2, std::nullopt);
+    if (coin(rng)) l.recompute[0] = RecomputeCost{std::round(l.activation_mib * 0.1), l.forward_ms};
+    if (coin(rng))
+      l.recompute[1] = RecomputeCost{std::round(l.activation_mib * 0.6), std::round(l.forward_ms * 0.3 * 4) / 4};
+    model.layers.push_back(l);
+  }
+  if (coin(rng)) {
+    model.layers.front().pin = Pin::first;
+    model.pinned_first = 1;
+  }
+  if (coin(rng) && layers > 1) {
+    model.layers.back().pin = Pin::last;
+    model.pinned_last = 1;
+  }
+  return model;
+}
+
+}  // namespace ppb::test
