@@ -140,6 +140,7 @@ const runs = [
   }],
   ['estimate', { model: model(), pipeline: { pp_degree: 0, layer_offset: [1] } }, 2], // errors
   ['estimate', { ...transformer, pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'zb_h1', include_timeline: true } }],
+  ['estimate', { ...transformer, pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev', include_timeline: true } }],
   ['balance', {
     model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 8, include_timeline: true },
     components: [{ name: 'dp_grad_sync', step_ms: 2 }],

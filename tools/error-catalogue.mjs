@@ -59,7 +59,7 @@ export const areas = [
     'NOT_FINITE', 'TOO_LARGE', 'OUT_OF_RANGE', 'TOO_LONG', 'UNKNOWN_FIELD']],
   ['Model', 'The ppb.model.v1 layer cost document (`/model`).',
    ['MODEL_MISSING', 'MODEL_CONFLICT', 'FORMAT_UNKNOWN', 'LAYERS_EMPTY', 'PIN_INVALID', 'PIN_ORDER',
-    'STATIC_MEMORY_FORMS', 'WEIGHT_BACKWARD_EXCEEDS']],
+    'STATIC_MEMORY_FORMS', 'WEIGHT_BACKWARD_EXCEEDS', 'COST_PART_EXCEEDS']],
   ['Training and batch', 'Batch sizes and micro_batch_num (`/training`, `/pipeline/micro_batch_num`).',
    ['BATCH_INVALID', 'BATCH_NOT_DIVISIBLE', 'BATCH_MISMATCH', 'MICRO_BATCH_NUM_MISSING']],
   ['Pipeline and partition', 'Degrees, schedule, the partition forms and per-stage lists (`/pipeline`, `/components`).',

@@ -14,6 +14,27 @@ namespace {
 
 constexpr double kMiB = 1048576.0;
 
+// What the zero-bubble and F&B schedules read beyond the times: the activation W still needs after B
+// (the paper's M_W; absent means all of it, the safe choice) and the communication inside F and B that
+// an F&B pair can hide. Each is a part of the layer's own figure and cannot exceed it.
+void read_zero_bubble_costs(FieldReader& f, Layer& layer, Diagnostics& d) {
+  // The part, or nothing after saying that it exceeds its whole.
+  const auto part_of = [&](std::optional<double> part, const char* key, double whole,
+                           const char* whole_key) -> std::optional<double> {
+    if (!part || *part <= whole) return part;
+    d.error("COST_PART_EXCEEDS", f.at(key),
+            std::string(key) + " (" + number_text(*part) + ") is part of " + whole_key + " (" + number_text(whole) +
+                ") and cannot exceed it.");
+    return std::nullopt;
+  };
+  layer.weight_activation_mib =
+      part_of(f.number("weight_activation_mib"), "weight_activation_mib", layer.activation_mib, "activation_mib");
+  layer.forward_comm_ms =
+      part_of(f.number("forward_comm_ms"), "forward_comm_ms", layer.forward_ms, "forward_ms").value_or(0);
+  layer.backward_comm_ms =
+      part_of(f.number("backward_comm_ms"), "backward_comm_ms", layer.backward_ms, "backward_ms").value_or(0);
+}
+
 // The layer's times, static memory (params, three parts or one total), activation and send size.
 void read_costs(FieldReader& f, const BytesPerParam& bytes, Layer& layer, Diagnostics& d) {
   f.require("forward_ms", "layer \"" + layer.name + "\" needs forward_ms (its forward time per micro batch).");
@@ -45,6 +66,7 @@ void read_costs(FieldReader& f, const BytesPerParam& bytes, Layer& layer, Diagno
   layer.other_static_mib = f.number("static_mib").value_or(0);
   layer.activation_mib = f.number("activation_mib").value_or(0);
   layer.send_mib = f.number("send_mib").value_or(0);
+  read_zero_bubble_costs(f, layer, d);
 }
 
 // Costs from outside estimators, added to the layer's own figures and kept apart for reporting.

@@ -64,6 +64,10 @@ struct Emitter {
     out["weight_backward_ms"] = checked(weight_backward_ms);
     out["params"] = static_cast<std::int64_t>(std::llround(checked(l.params)));
     out["activation_mib"] = checked((l.kept_bytes + l.score_bytes) / kMiB);
+    // The zero-bubble paper's M_W (Qi et al. 2024, Table 1; its repository's mem_w = -32 h per token):
+    // what W still needs after B is the inputs of the weight matmuls, every kept activation but the
+    // attention scores and the dropout masks (32 sbh of Korthikanti's 34 sbh + 5 a s^2 b).
+    out["weight_activation_mib"] = checked((l.kept_bytes - l.mask_bytes) / kMiB);
     out["send_mib"] = checked(l.send_bytes / kMiB);
     if (offers_recompute && !m.recompute_options.empty()) {
       json recompute = json::object();

@@ -48,6 +48,7 @@ LayerFigures decoder_common(const Shape& x) {
   // Token-sized tensors split by t only with SP: inputs of the two norms, of QKV and of the MLP (4q),
   // attention and MLP dropout masks (2 mask).
   const double replicated = x.tokens * x.h * (4 * x.q + 2 * x.mask) / x.u;
+  l.mask_bytes = x.tokens * x.h * 2 * x.mask / x.u;
   // Split by t: Q (q), K and V (2q g/a), the output projection's input (q).
   const double split = x.tokens * x.h * x.q * (2 + 2 * x.g / x.a) / x.t;
   l.kept_bytes = replicated + split;
@@ -83,6 +84,7 @@ LayerFigures embedding(const Shape& x) {
   l.params = x.padded_vocab * x.h / x.t;  // vocabulary-parallel
   // A lookup: no matmul FLOPs. Kept: int64 token ids (8 bytes) and the embedding dropout mask.
   l.kept_bytes = 8 * x.tokens + x.tokens * x.h * x.mask / x.u;
+  l.mask_bytes = x.tokens * x.h * x.mask / x.u;
   l.send_bytes = x.tokens * x.h * x.q / x.u;
   return l;
 }

@@ -14,6 +14,7 @@ struct LayerFigures {
   double core_flops = 0;            // attention core forward (QK^T and attention x V), no weights
   double kept_bytes = 0;            // activations kept for the backward, attention scores excluded
   double score_bytes = 0;           // the attention-score activations selective recompute drops
+  double mask_bytes = 0;            // dropout masks in kept_bytes: the weight-gradient pass W needs none of them
   double full_recompute_bytes = 0;  // the layer input, what full recompute keeps
   double send_bytes = 0;
 };

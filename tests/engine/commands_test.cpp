@@ -195,5 +195,55 @@ TEST(Commands, RejectedValuesAreNotRepeatedWhenHostile) {
   EXPECT_EQ(r["errors"][0]["message"].get<std::string>().rfind("schedule \"2f2b\" is not known", 0), 0u) << r.dump();
 }
 
+// One stage, one micro batch, zb_h1: F 0-1, B (backward 2 - weight 1 = 1 ms) 1-2, W 2-3. The layer's
+// 10 MiB are held from F's start; at B's end the 6 MiB W does not need are freed, the 4 MiB of
+// weight_activation_mib at W's end (interface: "the part W needs ... until the end of its W").
+TEST(Commands, WeightActivationIsHeldUntilWAndTheSpanIsReported) {
+  const json layer = {{"name", "l"},      {"forward_ms", 1},      {"backward_ms", 2},
+                      {"weight_backward_ms", 1}, {"activation_mib", 10}, {"weight_activation_mib", 4}};
+  const json request = {{"model", {{"layers", {layer}}}},
+                        {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}, {"schedule", "zb_h1"},
+                                      {"include_timeline", true}}}};
+  const json r = run("estimate", request);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const json& result = r["result"];
+  EXPECT_DOUBLE_EQ(result["step_time_ms"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(result["span_ms"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(result["bubble"]["span_fraction"].get<double>(), 0);  // the one stage is never idle
+  std::vector<std::string> ops;
+  for (const json& op : result["timeline"]) ops.push_back(op["op"]);
+  EXPECT_EQ(ops, (std::vector<std::string>{"F", "B", "W"}));
+  EXPECT_EQ(result["timeline"][1]["weight_apart"], true);
+  EXPECT_FALSE(result["timeline"][0].contains("weight_apart"));  // only backwards say it
+  // The memory timeline is a step function: [time, held from then on], later points winning.
+  const auto held_at = [](const json& points, double t) {
+    double held = 0;
+    for (const json& p : points)
+      if (p[0].get<double>() <= t) held = p[1].get<double>();
+    return held;
+  };
+  const json& memory = result["memory_timeline"][0];
+  EXPECT_DOUBLE_EQ(held_at(memory, 0.5), 10);
+  EXPECT_DOUBLE_EQ(held_at(memory, 2.5), 4);
+  EXPECT_DOUBLE_EQ(held_at(memory, 3), 0);
+
+  // Without weight_activation_mib W keeps all 10 MiB (the safe default).
+  json all_kept = request;
+  all_kept["model"]["layers"][0].erase("weight_activation_mib");
+  const json kept = run("estimate", all_kept)["result"]["memory_timeline"][0];
+  EXPECT_DOUBLE_EQ(held_at(kept, 2.5), 10);
+  EXPECT_DOUBLE_EQ(held_at(kept, 3), 0);
+}
+
+// The parts of a layer's figures that the new schedules read are checked against their wholes.
+TEST(Commands, CostPartsCannotExceedTheirWholes) {
+  const json layer = {{"name", "l"},          {"forward_ms", 1},        {"backward_ms", 2},
+                      {"activation_mib", 10}, {"forward_comm_ms", 1.5}, {"backward_comm_ms", 2}};
+  const json r = run("estimate", {{"model", {{"layers", {layer}}}},
+                                  {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}}}});
+  EXPECT_TRUE(has_error(r, "COST_PART_EXCEEDS", "/model/layers/0/forward_comm_ms")) << r.dump();
+  EXPECT_FALSE(has_error(r, "COST_PART_EXCEEDS", "/model/layers/0/backward_comm_ms"));  // equal is allowed
+}
+
 }  // namespace
 }  // namespace ppb::test

@@ -116,6 +116,20 @@ TEST(Transformer, ActivationsMatchKorthikantiTable2) {
   expect_close(recompute(gpt3(8, true), "full"), sbh * 2 / t);
 }
 
+// The zero-bubble paper's M_W (Qi et al. 2024, Table 1): W needs 32 sbh of the layer's 34 sbh + 5as^2b,
+// everything but the two dropout masks and the attention scores; split by t under sequence parallelism.
+TEST(Transformer, WeightActivationIsThePapersMW) {
+  const double s = 2048, b = 1, h = 12288, t = 8;
+  const double sbh = s * b * h;
+  const auto weight_activation = [](const json& request) {
+    return entry(generate(request), "decoder")["weight_activation_mib"].get<double>() * kMiB;
+  };
+  expect_close(weight_activation(gpt3(1, false)), sbh * 32);
+  expect_close(weight_activation(gpt3(8, true)), sbh * 32 / t);
+  // Tensor parallel without SP: the masks and norm inputs (10 sbh) stay whole, so W keeps 8 + 24/t.
+  expect_close(weight_activation(gpt3(8, false)), sbh * (8 + 24 / t));
+}
+
 // docs/transformer-model.md's extension of Table 2 to GQA, SwiGLU and no dropout (LLaMA-2-70B,
 // t 8 with SP): sbh[(8 + 4 + 4g/a)/t + 6f/(ht)] + 2as^2b/t.
 TEST(Transformer, ActivationsExtendToGqaSwigluWithoutDropout) {
