@@ -130,6 +130,65 @@ double BranchAndBound::prefix_bound(int v, int a) const {
   return bound;
 }
 
+// The work of layers [x, y) on a stage: forward and backward, less the communication an F&B pair can
+// hide (dualpipev).
+double BranchAndBound::work(int x, int y) const {
+  double w = p_.range(p_.prefix_f, x, y) + p_.range(p_.prefix_b, x, y);
+  if (p_.overlaps) w -= p_.range(p_.prefix_fcomm, x, y) + p_.range(p_.prefix_bcomm, x, y);
+  return w;
+}
+
+// Several chunks per stage: the own-work bound of every physical stage other than virtual stage v's,
+// from the chunks chosen before v (their recompute included once their stage is complete), and the
+// stages that still take a chunk after v. A stage not started yet starts after layer a at the
+// earliest: its fill and drain are at least the layers before a.
+void BranchAndBound::levels(int v, int a) {
+  const int s_now = p_.stage_of(v);
+  level_.assign(static_cast<std::size_t>(p_.pp), 0);
+  open_.assign(static_cast<std::size_t>(p_.pp), 0);
+  std::vector<char> started(static_cast<std::size_t>(p_.pp), 0);
+  for (int u = 0; u < p_.V; ++u) {
+    const auto s = static_cast<std::size_t>(p_.stage_of(u));
+    if (u < v) {
+      const VirtualStageCost& c = costs_[static_cast<std::size_t>(u)];
+      level_[s] += p_.m * (c.forward_ms + c.backward_ms - (p_.overlaps ? c.forward_comm_ms + c.backward_comm_ms : 0));
+      started[s] = 1;
+    } else if (u > v) {
+      open_[s] = 1;
+    }
+  }
+  others_.clear();
+  for (int s = 0; s < p_.pp; ++s) {
+    const auto us = static_cast<std::size_t>(s);
+    const double drain_floor = p_.split ? 0 : (started[us] || s == s_now ? stage_pb_[us] : p_.prefix_b[static_cast<std::size_t>(a)]);
+    const double fill = started[us] || s == s_now ? stage_pf_[us] : p_.prefix_f[static_cast<std::size_t>(a)];
+    level_[us] += fill + drain_floor;
+    if (s != s_now && open_[us]) others_.push_back(level_[us]);
+  }
+  std::sort(others_.begin(), others_.end());
+}
+
+// A lower bound of every completion when virtual stage v ends at b: the layers from b on add m times
+// their work to the stages that still take a chunk, so the largest own-work bound is at least the
+// level that work fills them to (water filling over the stages' bounds so far). `current` is v's
+// stage's bound with [a, b) when that stage takes a later chunk too, negative when it does not.
+double BranchAndBound::water_level(int b, double current) {
+  const double water = p_.m * work(b, p_.L);
+  if (water <= 0) return 0;
+  filling_ = others_;
+  if (current >= 0) filling_.insert(std::upper_bound(filling_.begin(), filling_.end(), current), current);
+  if (filling_.empty()) return kInf;  // no stage can take the remaining layers
+  double filled = 0, level = filling_[0];
+  for (std::size_t k = 1; k <= filling_.size(); ++k) {
+    const double next = k < filling_.size() ? filling_[k] : kInf;
+    const double n = static_cast<double>(k);  // stages under the water
+    if (filled + n * (next - level) >= water) return level + (water - filled) / n;
+    filled += n * (next - level);
+    level = next;
+  }
+  return level;
+}
+
 // Lists the ends virtual stage f.v may take with their bounds, most promising first.
 void BranchAndBound::expand(Frame& f) {
   frontiers_.trim();
@@ -180,6 +239,7 @@ void BranchAndBound::expand(Frame& f) {
       if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
+    levels(v, a);
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
       if (budget_.tick()) {
         cut_short = true;
@@ -211,7 +271,8 @@ void BranchAndBound::expand(Frame& f) {
       }
       ranges.pop_back();
       if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
-      const double priority = std::max(bound, term.strong);
+      const double rest = water_level(b, completes ? -1.0 : term.strong);
+      const double priority = std::max({bound, term.strong, rest});
       if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   }
@@ -261,6 +322,7 @@ void BranchAndBound::assign_chunk_costs(int s, const Ranges& ranges, const std::
 
 bool BranchAndBound::simulate_costs() {
   ++simulations_;
+  ++choice_simulations_;
   budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
   sim_in_.costs = costs_;
   sim_in_.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
@@ -281,33 +343,64 @@ void BranchAndBound::evaluate(const std::vector<Ranges>& ranges) {
     simulate_costs();
     return;
   }
-  // Every combination of the stages' recompute choices (stage_extra), up to kMaxChoicePlans of them;
-  // beyond that only the least summed extra of each stage, and the answer is not proven.
-  double plans = 1;
-  for (const auto& c : choices_) plans *= static_cast<double>(c.size());
-  const bool all = plans <= kMaxChoicePlans;
-  choices_cut_ = choices_cut_ || !all;
-  std::vector<std::size_t>& pick = pick_;
-  pick.assign(static_cast<std::size_t>(p_.pp), 0);
-  for (;;) {
-    for (int s = 0; s < p_.pp; ++s) {
-      const auto us = static_cast<std::size_t>(s);
-      assign_chunk_costs(s, ranges[us], choices_[us][pick[us]]);
-    }
+  // The stages' recompute choices (stage_extra), searched depth first over the stages with more than
+  // one: the stages not yet chosen take, chunk by chunk, the least extra time any of their choices
+  // gives it. The step time grows with every backward, so that simulation bounds every combination
+  // below the node; a node whose bound cannot beat the best is cut. At most kMaxChoicePlans
+  // simulations per partition; beyond them the rest is not searched and the answer is not proven.
+  ideal_.assign(static_cast<std::size_t>(p_.pp), {});
+  varied_.clear();
+  for (int s = 0; s < p_.pp; ++s) {
+    const auto us = static_cast<std::size_t>(s);
+    Choice& ideal = ideal_[us];
+    ideal = choices_[us][0];
+    for (const Choice& c : choices_[us])
+      for (std::size_t k = 0; k < c.size(); ++k)
+        if (c[k].extra < ideal[k].extra) ideal[k] = c[k];
+    assign_chunk_costs(s, ranges[us], ideal);
+    if (choices_[us].size() > 1) varied_.push_back(s);
+  }
+  pick_.assign(static_cast<std::size_t>(p_.pp), 0);
+  choice_simulations_ = 0;
+  choose(ranges, 0);
+}
+
+// Chooses the recompute of the stage varied_[depth], the stages before it chosen, those after it at
+// their ideal.
+void BranchAndBound::choose(const std::vector<Ranges>& ranges, std::size_t depth) {
+  if (depth == varied_.size()) {  // every stage chosen (or none varies): a plan
     if (simulate_costs()) {
       best_choices_.clear();
       for (int s = 0; s < p_.pp; ++s)
-        best_choices_.push_back(choices_[static_cast<std::size_t>(s)][pick[static_cast<std::size_t>(s)]]);
+        best_choices_.push_back(choices_[static_cast<std::size_t>(s)][pick_[static_cast<std::size_t>(s)]]);
     }
-    if (!all) return;
-    int s = 0;  // the next combination, as an odometer over the stages
-    for (; s < p_.pp; ++s) {
-      const auto us = static_cast<std::size_t>(s);
-      if (++pick[us] < choices_[us].size()) break;
-      pick[us] = 0;
-    }
-    if (s == p_.pp) return;
+    return;
   }
+  if (!varied_.empty() && depth == 0 && !bound_beats_best()) return;  // even the ideal cannot beat it
+  const int s = varied_[depth];
+  const auto us = static_cast<std::size_t>(s);
+  for (std::size_t i = 0; i < choices_[us].size(); ++i) {
+    if (choice_simulations_ >= kMaxChoicePlans) {
+      choices_cut_ = true;
+      break;
+    }
+    pick_[us] = i;
+    assign_chunk_costs(s, ranges[us], choices_[us][i]);
+    if (depth + 1 == varied_.size() || bound_beats_best()) choose(ranges, depth + 1);
+  }
+  pick_[us] = 0;
+  assign_chunk_costs(s, ranges[us], ideal_[us]);
+}
+
+// Simulates costs_ (some stages at their ideal) as a bound: whether it can still beat the best.
+bool BranchAndBound::bound_beats_best() {
+  ++simulations_;
+  ++choice_simulations_;
+  budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
+  sim_in_.costs = costs_;
+  sim_in_.abort_above_ms = best_time_;
+  const SimulationResult r = simulate(sim_in_);
+  return !r.aborted && r.step_time_ms < best_time_ - 1e-9 * std::max(1.0, r.step_time_ms);
 }
 
 void BranchAndBound::try_plan(const std::vector<int>& ends) {

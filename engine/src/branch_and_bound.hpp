@@ -43,10 +43,10 @@ class BranchAndBound {
   [[nodiscard]] std::int64_t simulations() const { return simulations_; }
   // With several chunks per stage: the recompute choice of each physical stage in the best plan.
   [[nodiscard]] const std::vector<Choice>& best_choices() const { return best_choices_; }
-  // Whether some plan had more combinations of its stages' recompute choices than were simulated
-  // (kMaxChoicePlans): its best may then have been missed, and nothing is proven.
+  // Whether the search over some partition's recompute choices stopped at kMaxChoicePlans
+  // simulations: its best may then have been missed, and nothing is proven.
   [[nodiscard]] bool choices_cut() const { return choices_cut_; }
-  static constexpr double kMaxChoicePlans = 256;
+  static constexpr std::int64_t kMaxChoicePlans = 1024;
 
  private:
   struct Child {
@@ -76,9 +76,14 @@ class BranchAndBound {
   void finish_frame();
   void assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen);
   [[nodiscard]] bool several_chunks() const { return p_.V != p_.pp; }
+  [[nodiscard]] double work(int x, int y) const;
+  void levels(int v, int a);
+  [[nodiscard]] double water_level(int b, double current);
   // Simulates costs_; true when it is the best plan so far.
   bool simulate_costs();
   void evaluate(const std::vector<Ranges>& ranges);
+  void choose(const std::vector<Ranges>& ranges, std::size_t depth);
+  bool bound_beats_best();
 
   const BalanceProblem& p_;
   StageRecompute& recompute_;
@@ -99,6 +104,15 @@ class BranchAndBound {
   std::vector<std::vector<Choice>> choices_;  // several chunks: each stage's recompute choices
   std::vector<std::size_t> pick_;             // evaluate(): the combination of choices simulated
   std::vector<Choice> best_choices_;
+  // evaluate(): per stage, each chunk at its least extra time over the stage's choices; the stages
+  // with more than one choice; the simulations spent on the partition.
+  std::vector<Choice> ideal_;
+  std::vector<int> varied_;
+  std::int64_t choice_simulations_ = 0;
+  // levels(): each stage's own-work bound so far, whether it takes a chunk after the current one, and
+  // the sorted bounds of the other stages that do.
+  std::vector<double> level_, others_, filling_;
+  std::vector<char> open_;
   bool choices_cut_ = false;
   Program program_;
   SimulationInput sim_in_;
