@@ -43,14 +43,48 @@ constexpr std::size_t kMaxQuoted = 64;
 
 }  // namespace
 
-// Printable ASCII without the characters of markup and quoting, so a message shown as HTML or
-// pasted into a shell or a terminal means what it says.
+// The code point of the well-formed UTF-8 sequence at `at` (advancing past it), or -1.
+long next_code_point(std::string_view text, std::size_t& at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  const int length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+  if (length == 0 || at + static_cast<std::size_t>(length) > text.size()) return -1;
+  long cp = length == 1 ? lead : lead & (0x7f >> length);
+  for (int k = 1; k < length; ++k) {
+    const unsigned char c = byte(at + static_cast<std::size_t>(k));
+    if ((c >> 6) != 0x2) return -1;
+    cp = (cp << 6) | (c & 0x3f);
+  }
+  static constexpr long kLeast[] = {0, 0, 0x80, 0x800, 0x10000};  // shorter forms are overlong
+  if (cp < kLeast[length] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
+  at += static_cast<std::size_t>(length);
+  return cp;
+}
+
+// A character a message may repeat: printable ASCII without the characters of markup and quoting,
+// or a printable non-ASCII character (names in Chinese, say), but no control character, no
+// invisible one and none that reorders text around it.
+bool plain_code_point(long cp) {
+  if (cp < 0x80)
+    return cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&' && cp != '"' && cp != '\'' && cp != '`' &&
+           cp != '\\';
+  if (cp < 0xa0) return false;                                  // C1 controls
+  if (cp >= 0x200b && cp <= 0x200f) return false;               // zero-width characters and direction marks
+  if (cp >= 0x2028 && cp <= 0x202e) return false;               // line and paragraph separators, embeddings
+  if (cp >= 0x2060 && cp <= 0x206f) return false;               // invisible operators, isolates
+  if (cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb)) return false;  // byte order mark, annotations
+  return cp != 0xad && cp != 0x061c;                            // soft hyphen, Arabic letter mark
+}
+
+// Text a message may repeat as it is, so a message shown as HTML or pasted into a shell or a
+// terminal means what it says.
 bool plain_text(std::string_view text) {
-  return text.size() <= kMaxQuoted && std::all_of(text.begin(), text.end(), [](char c) {
-           const auto u = static_cast<unsigned char>(c);
-           return u >= 0x20 && u < 0x7f && c != '<' && c != '>' && c != '&' && c != '"' && c != '\'' && c != '`' &&
-                  c != '\\';
-         });
+  if (text.size() > kMaxQuoted) return false;
+  for (std::size_t at = 0; at < text.size();) {
+    const long cp = next_code_point(text, at);
+    if (cp < 0 || !plain_code_point(cp)) return false;
+  }
+  return true;
 }
 
 std::string quoted_input(std::string_view text) {

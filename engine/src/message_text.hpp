@@ -22,8 +22,9 @@ std::string number_text(double x);
 // a key in full, JSON-escaped.
 std::string quoted_input(std::string_view text);
 
-// Whether quoted_input repeats `text`: at most 64 bytes of printable ASCII without the characters
-// of markup and quoting (< > & " ' ` \).
+// Whether quoted_input repeats `text`: at most 64 bytes of well-formed UTF-8, printable ASCII
+// without the characters of markup and quoting (< > & " ' ` \) or printable non-ASCII (no C1
+// control, no invisible character, none that reorders text).
 bool plain_text(std::string_view text);
 
 }  // namespace ppb
