@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -11,6 +13,8 @@
 #include "ppb/balance.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/schedule.hpp"
+#include "ppb/simulate.hpp"
+#include "ppb/stage_costs.hpp"
 
 namespace ppb::test {
 namespace {
@@ -284,6 +288,112 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
     EXPECT_GE(tally.feasible, 15) << name;
     EXPECT_EQ(tally.proven_exact, tally.exact_memory) << name;
   }
+}
+
+
+// The least recompute time of physical stage s holding layers [a, b) whose peak memory, as the
+// estimate reports it, fits the limit: every assignment of the range's layers tried, the other layers
+// without recompute (a stage's memory depends only on its own layers). kInf when none fits.
+double least_stage_extra(const Model& model, const Device& device, const Plan& plan, int s, int a, int b,
+                         const std::vector<int>& options) {
+  Plan trial = plan;
+  trial.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(int, double)> choose = [&](int i, double extra) {
+    if (i == b) {
+      const Estimate e = estimate(model, device, trial, false);
+      if (e.stages[static_cast<std::size_t>(s)].memory.peak_mib <= *device.memory_limit_mib + 1e-9) best = std::min(best, extra);
+      return;
+    }
+    trial.recompute[static_cast<std::size_t>(i)] = -1;
+    choose(i + 1, extra);
+    for (int o : options)
+      if (const auto& r = model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
+        trial.recompute[static_cast<std::size_t>(i)] = o;
+        choose(i + 1, extra + r->extra_ms);
+      }
+    trial.recompute[static_cast<std::size_t>(i)] = -1;
+  };
+  choose(a, 0);
+  return best;
+}
+
+// A bound independent of the balancer's tables, frontiers and search: for every partition, no plan
+// is faster than the simulation with each stage's backward grown by only the least recompute time
+// that fits its memory (found by trying every assignment of its layers), because the step time grows
+// with every backward and a stage's memory depends on its own layers alone (the two facts of
+// docs/ppb.md). The least of these over every partition is then the optimum. One chunk per stage.
+double independent_optimum(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options) {
+  const int L = model.layer_count(), pp = shape.pp_degree;
+  double best = std::numeric_limits<double>::infinity();
+  std::vector<int> sizes(static_cast<std::size_t>(pp));
+  std::function<void(int, int)> partition = [&](int v, int start) {
+    if (v == pp - 1) {
+      sizes[static_cast<std::size_t>(v)] = L - start;
+      if (L - start < 1 || start > model.body_end() || sizes[0] < model.pinned_first) return;
+      Plan plan = shape;
+      plan.stage_layers = sizes;
+      plan.recompute.assign(static_cast<std::size_t>(L), -1);
+      std::vector<VirtualStageCost> costs = virtual_stage_costs(model, device, plan);
+      int a = 0;
+      for (int s = 0; s < pp; ++s) {
+        const int b = a + sizes[static_cast<std::size_t>(s)];
+        const double extra = least_stage_extra(model, device, plan, s, a, b, options);
+        if (extra == std::numeric_limits<double>::infinity()) return;
+        costs[static_cast<std::size_t>(s)].backward_ms += extra;
+        a = b;
+      }
+      SimulationInput in;
+      static_cast<PipelineShape&>(in) = shape;
+      in.costs = costs;
+      best = std::min(best, simulate(in).step_time_ms);
+      return;
+    }
+    for (int n = 1; start + n <= L - (pp - 1 - v); ++n) {
+      if (start + n > model.body_end()) break;
+      sizes[static_cast<std::size_t>(v)] = n;
+      partition(v + 1, start + n);
+    }
+  };
+  partition(0, 0);
+  return best;
+}
+
+// Proof check: on models too large to search every recompute assignment (10 to 12 layers, three kinds,
+// pp 3), a claimed optimum is re-verified by the independent bound above: the balancer's step time
+// equals the least over every partition of that bound, under each one-chunk schedule.
+TEST(BalanceSchedules, ClaimedOptimumMeetsAnIndependentBound) {
+  std::mt19937 rng(31);
+  int checked = 0;
+  for (const Schedule schedule : {Schedule::gpipe, Schedule::one_f_one_b, Schedule::zb_h1, Schedule::zb_h2}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      std::uniform_int_distribution<int> layers_d(10, 12);
+      const Model model = kinds_model(rng, layers_d(rng), 3, false);
+      const Plan shape = shape_of(3, schedule == Schedule::gpipe ? 3 : 6, schedule);
+      Device device;
+      device.p2p_bandwidth_gbs = 10;
+      device.p2p_latency_ms = 0.05;
+      double total_static = 0, total_act = 0;
+      for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
+      device.memory_limit_mib = std::round((total_static + total_act * 3) / 3 * 0.9);
+      BalanceOptions options;
+      options.recompute_options = {0, 1, 2};
+      const BalanceResult got = balance(model, device, shape, options);
+      const double bound = independent_optimum(model, device, shape, options.recompute_options);
+      const std::string label = std::string(schedule_name(schedule)) + " trial " + std::to_string(trial);
+      if (bound == std::numeric_limits<double>::infinity()) {
+        EXPECT_FALSE(got.feasible) << label;
+        continue;
+      }
+      ASSERT_TRUE(got.feasible) << label;
+      EXPECT_GE(got.step_time_ms, bound * (1 - 1e-9)) << label;
+      ASSERT_TRUE(got.proven_optimal) << label;
+      EXPECT_NEAR(got.step_time_ms, bound, 1e-9 * bound) << label;
+      EXPECT_NEAR(got.lower_bound_ms, bound, 1e-9 * bound) << label;
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 10);
 }
 
 }  // namespace
