@@ -138,11 +138,10 @@ double BranchAndBound::work(int x, int y) const {
   return w;
 }
 
-// Several chunks per stage: the own-work bound of every physical stage other than virtual stage v's,
-// from the chunks chosen before v (their recompute included once their stage is complete), and the
-// stages that still take a chunk after v. A stage not started yet starts after layer a at the
-// earliest: its fill and drain are at least the layers before a.
-void BranchAndBound::levels(int v, int a) {
+// Several chunks per stage: the own-work bound of every physical stage other than virtual stage v's
+// that still takes a chunk after v, from the chunks chosen before v (their recompute included once
+// their stage is complete), and the stages not started yet (water_level bounds their fill).
+void BranchAndBound::levels(int v) {
   const int s_now = p_.stage_of(v);
   level_.assign(static_cast<std::size_t>(p_.pp), 0);
   open_.assign(static_cast<std::size_t>(p_.pp), 0);
@@ -158,14 +157,16 @@ void BranchAndBound::levels(int v, int a) {
     }
   }
   others_.clear();
+  unstarted_.clear();
   for (int s = 0; s < p_.pp; ++s) {
     const auto us = static_cast<std::size_t>(s);
-    const double drain_floor = p_.split ? 0 : (started[us] || s == s_now ? stage_pb_[us] : p_.prefix_b[static_cast<std::size_t>(a)]);
-    const double fill = started[us] || s == s_now ? stage_pf_[us] : p_.prefix_f[static_cast<std::size_t>(a)];
-    level_[us] += fill + drain_floor;
-    if (s != s_now && open_[us]) others_.push_back(level_[us]);
+    if (s == s_now || !open_[us]) continue;
+    if (started[us])
+      others_.push_back(level_[us] + stage_pf_[us] + (p_.split ? 0 : stage_pb_[us]));
+    else
+      unstarted_.push_back(s);
   }
-  std::sort(others_.begin(), others_.end());
+  v_ = v;
 }
 
 // A lower bound of every completion when virtual stage v ends at b: the layers from b on add m times
@@ -176,7 +177,16 @@ double BranchAndBound::water_level(int b, double current) {
   const double water = p_.m * work(b, p_.L);
   if (water <= 0) return 0;
   filling_ = others_;
-  if (current >= 0) filling_.insert(std::upper_bound(filling_.begin(), filling_.end(), current), current);
+  if (current >= 0) filling_.push_back(current);
+  // A stage not started yet starts its chunk 0 (virtual stage s) after v's end b and the virtual
+  // stages between, each of at least min_size layers: its fill, and its drain when counted, are at
+  // least those layers' forward and backward and s of the cheapest transfers.
+  for (const int s : unstarted_) {
+    const auto start = static_cast<std::size_t>(std::min(p_.L, b + (s - v_ - 1) * p_.min_size));
+    const double sends = s * p_.min_send;
+    filling_.push_back(p_.prefix_f[start] + sends + (p_.split ? 0 : p_.prefix_b[start] + sends));
+  }
+  std::sort(filling_.begin(), filling_.end());
   if (filling_.empty()) return kInf;  // no stage can take the remaining layers
   double filled = 0, level = filling_[0];
   for (std::size_t k = 1; k <= filling_.size(); ++k) {
@@ -239,7 +249,7 @@ void BranchAndBound::expand(Frame& f) {
       if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
-    levels(v, a);
+    levels(v);
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
       if (budget_.tick()) {
         cut_short = true;

@@ -77,7 +77,7 @@ class BranchAndBound {
   void assign_chunk_costs(int s, const Ranges& ranges, const std::vector<FrontierPoint>& chosen);
   [[nodiscard]] bool several_chunks() const { return p_.V != p_.pp; }
   [[nodiscard]] double work(int x, int y) const;
-  void levels(int v, int a);
+  void levels(int v);
   [[nodiscard]] double water_level(int b, double current);
   // Simulates costs_; true when it is the best plan so far.
   bool simulate_costs();
@@ -113,6 +113,8 @@ class BranchAndBound {
   // the sorted bounds of the other stages that do.
   std::vector<double> level_, others_, filling_;
   std::vector<char> open_;
+  std::vector<int> unstarted_;  // stages whose chunk 0 comes after the current virtual stage
+  int v_ = 0;                   // the current virtual stage
   bool choices_cut_ = false;
   Program program_;
   SimulationInput sim_in_;
