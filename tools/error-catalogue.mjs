@@ -85,7 +85,7 @@ export const areas = [
    ['IMPORT_SOURCE_CONFLICT', 'IMPORT_SOURCE_UNKNOWN', 'SAPP_TYPE_UNKNOWN', 'SAPP_BODY_MISSING',
     'SAPP_NB_LAYER_IGNORED', 'SAPP_FIELD_IGNORED', 'SAPP_RECOMPUTE_IGNORED', 'SAPP_RECOMPUTE_FASTER',
     'SAPP_ACTIVATION_MISSING']],
-  ['Export', 'The `export` section.', ['EXPORT_TARGET_UNKNOWN']],
+  ['Export', 'The `export` section, and exports that no plan the launcher expresses can fit.', ['EXPORT_TARGET_UNKNOWN', 'EXPORT_PLAN_DOES_NOT_FIT']],
   ['Caps and limits', 'Every cap has its own code; the numbers and the reasons are in docs/limits.md.',
    ['INPUT_TOO_LARGE', 'JSON_TOO_DEEP', 'JSON_TOO_MANY_VALUES', 'LAYER_LIMIT', 'RECOMPUTE_OPTION_LIMIT',
     'PP_DEGREE_LIMIT', 'VPP_DEGREE_LIMIT', 'VIRTUAL_STAGE_LIMIT', 'MICRO_BATCH_LIMIT', 'SIMULATION_LIMIT',

@@ -112,9 +112,16 @@ Example:
     {"export", R"(ppb export FILE|-: estimate a plan and write it for another tool.
 
 Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace" | "pytorch"}.
-Result: {"to", "json", "text"}: MindFormers offset/recompute lists and YAML, Megatron-LM
+Result: {"to", "json", "text", "exported"}: MindFormers offset/recompute lists and YAML, Megatron-LM
 arguments and the command-line fragment, a Chrome trace (open it in Perfetto), or every rank's
 schedule as PyTorch pipelining actions and the CSV torch.distributed.pipelining loads.
+An export never changes the plan silently: "exported" is the estimate of the plan the written
+settings run ({"plan_kept", "feasible", "step_time_ms", "peak_mib", "peak_stage", "changes"}).
+Megatron-LM takes one recompute setting for every layer and MindFormers recomputes the first N
+layers of a stage; when what they can run differs from the plan and is over the memory limit, the
+fastest plan they can express that fits is written instead (the changes say what differs), and
+when none fits the export is refused with EXPORT_PLAN_DOES_NOT_FIT. The PyTorch CSV does not carry
+recompute (said in changes).
 
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},

@@ -60,14 +60,6 @@ std::string yaml_flow(const json& value) {
   return out + "]";
 }
 
-// The layers of virtual stage v that are not pinned: [first, end).
-std::pair<int, int> body_range(const Plan& plan, const Model& model, int v) {
-  const auto starts = plan.stage_starts();
-  const int first = starts[static_cast<std::size_t>(v)] + (v == 0 ? model.pinned_first : 0);
-  const int end = starts[static_cast<std::size_t>(v) + 1] - (v == plan.virtual_stages() - 1 ? model.pinned_last : 0);
-  return {first, end};
-}
-
 // Options of the plan that a framework has no name for, with the number of layers using each,
 // and the pinned layers that are recomputed (frameworks recompute decoder layers only).
 struct Unmapped {
@@ -110,18 +102,36 @@ std::string shell_quote(const std::string& arg) {
 
 }  // namespace
 
-ExportOutput export_mindformers(const Plan& plan, const Model& model) {
-  const int pp = plan.pp_degree, vpp = plan.vpp_degree, V = plan.virtual_stages();
-  const int body = model.body_count();
+std::pair<int, int> body_range(const Plan& plan, const Model& model, int v) {
+  const auto starts = plan.stage_starts();
+  const int first = starts[static_cast<std::size_t>(v)] + (v == 0 ? model.pinned_first : 0);
+  const int end = starts[static_cast<std::size_t>(v) + 1] - (v == plan.virtual_stages() - 1 ? model.pinned_last : 0);
+  return {first, end};
+}
+
+void note_changes(ExportOutput& out, const std::vector<std::string>& changes, bool yaml) {
+  json notes = json::array();
+  for (const std::string& change : changes) notes.push_back(change);
+  for (auto& note : out.json["notes"]) notes.push_back(std::move(note));
+  out.json["notes"] = std::move(notes);
+  if (yaml)
+    for (const std::string& change : changes) {
+      out.text += "# changed: ";
+      out.text += change;
+      out.text += '\n';
+    }
+}
+
+MindFormersCounts mindformers_counts(const Plan& plan, const Model& model) {
+  const int V = plan.virtual_stages();
   const int full = model.option_index("full");
   const int selective = model.option_index("selective");
   const int comm = model.option_index("comm");
   const int both = model.option_index("selective_comm");
-  json notes = json::array();
-
-  std::vector<int> recompute(static_cast<std::size_t>(V)), select(static_cast<std::size_t>(V)),
-      select_comm(static_cast<std::size_t>(V));
-  std::vector<int> moved, mixed;
+  MindFormersCounts out;
+  out.recompute.assign(static_cast<std::size_t>(V), 0);
+  out.select.assign(static_cast<std::size_t>(V), 0);
+  out.select_comm.assign(static_cast<std::size_t>(V), 0);
   for (int v = 0; v < V; ++v) {
     const auto [first, end] = body_range(plan, model, v);
     // Classes in MindFormers' order of precedence: 0 none, 1 comm only, 2 select only, 3 both, 4 full.
@@ -137,27 +147,40 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
       cls.push_back(c);
     }
     const auto vs = static_cast<std::size_t>(v);
-    recompute[vs] = n_full;
-    select[vs] = n_full + n_both + n_sel;
-    select_comm[vs] = n_full + n_both + n_comm;
+    out.recompute[vs] = n_full;
+    out.select[vs] = n_full + n_both + n_sel;
+    out.select_comm[vs] = n_full + n_both + n_comm;
     if (n_sel > 0 && n_comm > 0) {
-      mixed.push_back(v);
+      out.mixed.push_back(v);
       continue;
     }
     // What MindFormers does with these counts: each list covers the first layers of the stage.
     for (std::size_t k = 0; k < cls.size(); ++k) {
       const int kk = static_cast<int>(k);
-      const int expected = kk < recompute[vs] ? 4
-                           : kk < std::min(select[vs], select_comm[vs]) ? 3
-                           : kk < select[vs] ? 2
-                           : kk < select_comm[vs] ? 1
-                                               : 0;
+      const int expected = kk < out.recompute[vs] ? 4
+                           : kk < std::min(out.select[vs], out.select_comm[vs]) ? 3
+                           : kk < out.select[vs] ? 2
+                           : kk < out.select_comm[vs] ? 1
+                                                       : 0;
       if (expected != cls[k]) {
-        moved.push_back(v);
+        out.moved.push_back(v);
         break;
       }
     }
   }
+  return out;
+}
+
+ExportOutput export_mindformers(const Plan& plan, const Model& model) {
+  const int pp = plan.pp_degree, vpp = plan.vpp_degree, V = plan.virtual_stages();
+  const int body = model.body_count();
+  json notes = json::array();
+  const MindFormersCounts counts = mindformers_counts(plan, model);
+  const std::vector<int>& recompute = counts.recompute;
+  const std::vector<int>& select = counts.select;
+  const std::vector<int>& select_comm = counts.select_comm;
+  const std::vector<int>& moved = counts.moved;
+  const std::vector<int>& mixed = counts.mixed;
   std::vector<int> offset = layer_offset_of(plan, model);
   if (!moved.empty())
     notes.push_back("on " + stages_text(moved) + " the plan recomputes other layers than the first ones of the stage; "
@@ -207,8 +230,72 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
   return out;
 }
 
+MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, json& notes) {
+  // Megatron-LM takes one granularity for all layers; full recompute is either every layer
+  // (uniform) or the first N layers of every model chunk (block N, transformer_block.py).
+  const int V = plan.virtual_stages();
+  const int full = model.option_index("full");
+  const int selective = model.option_index("selective");
+  note_unmapped(unmapped_recompute(plan, model, {"full", "selective"}), "Megatron-LM", notes);
+  std::vector<int> n_full(static_cast<std::size_t>(V), 0), n_sel(static_cast<std::size_t>(V), 0);
+  std::vector<int> not_first;
+  for (int v = 0; v < V; ++v) {
+    const auto [b, e] = body_range(plan, model, v);
+    bool prefix = true;
+    for (int i = b; i < e; ++i) {
+      const int o = plan.recompute[static_cast<std::size_t>(i)];
+      const bool is_full = o >= 0 && o == full;
+      if (is_full && i - b != n_full[static_cast<std::size_t>(v)]) prefix = false;
+      if (is_full) ++n_full[static_cast<std::size_t>(v)];
+      if (o >= 0 && o == selective) ++n_sel[static_cast<std::size_t>(v)];
+    }
+    if (!prefix) not_first.push_back(v);
+  }
+  const int total_full = std::accumulate(n_full.begin(), n_full.end(), 0);
+  const int total_sel = std::accumulate(n_sel.begin(), n_sel.end(), 0);
+  const int total_body = model.body_count();
+  MegatronRecompute out;
+  if (total_full > 0 && total_sel > 0) {
+    notes.push_back("the plan mixes full (" + str(total_full) + " layers) and selective (" + str(total_sel) +
+                    " layers) recompute; Megatron-LM takes one --recompute-granularity, so no recompute "
+                    "arguments are written.");
+  } else if (total_full > 0) {
+    // Block N recomputes min(N, layers of the chunk) in every chunk (a chunk shorter than N entirely).
+    const std::vector<int> body = body_layers_per_stage(model, plan.stage_layers);
+    const int n = *std::max_element(n_full.begin(), n_full.end());
+    bool same = true;
+    for (std::size_t v = 0; v < n_full.size(); ++v) same = same && n_full[v] == std::min(n, body[v]);
+    if (total_full == total_body) {
+      out.method = MegatronRecompute::Method::uniform;
+    } else if (same) {
+      out.method = MegatronRecompute::Method::block;
+      out.block_layers = n;
+      if (!not_first.empty())
+        notes.push_back("on " + stages_text(not_first) + " the plan fully recomputes other layers than the first " +
+                        str(n) + "; the block method recomputes the first ones (the same number).");
+    } else {
+      std::vector<int> per_stage(n_full.begin(), n_full.end());
+      notes.push_back("full recompute differs between virtual stages (" + list_text(per_stage) +
+                      " layers); Megatron-LM's block method takes one --recompute-num-layers for every stage, so no "
+                      "recompute arguments are written.");
+    }
+  } else if (total_sel > 0) {
+    if (total_sel == total_body) {
+      out.method = MegatronRecompute::Method::selective;
+      notes.push_back("--recompute-granularity selective recomputes the modules in --recompute-modules (core_attn "
+                      "by default) in every layer; check that the model's \"selective\" option prices the same "
+                      "modules.");
+    } else {
+      notes.push_back("selective recompute on " + str(total_sel) + " of " + str(total_body) +
+                      " layers cannot be expressed: Megatron-LM applies selective recompute to every layer; no "
+                      "recompute arguments are written.");
+    }
+  }
+  return out;
+}
+
 ExportOutput export_megatron(const Plan& plan, const Model& model) {
-  const int pp = plan.pp_degree, vpp = plan.vpp_degree, V = plan.virtual_stages();
+  const int pp = plan.pp_degree, vpp = plan.vpp_degree;
   std::vector<int> body = body_layers_per_stage(model, plan.stage_layers);
   const auto body_at = [&](int chunk, int stage) { return body[static_cast<std::size_t>(chunk * pp + stage)]; };
   std::vector<std::string> args = {"--num-layers", str(model.body_count()), "--pipeline-model-parallel-size", str(pp)};
@@ -261,60 +348,18 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
                     " places virtual stage v >= pp on rank 2 pp - 1 - v (a V); Megatron-LM places it on rank v mod pp, "
                     "so these arguments, written in model order, run the same layers per virtual stage on other ranks.");
 
-  // Recompute: Megatron-LM takes one granularity for all layers; full recompute is either every
-  // layer (uniform) or the first N layers of every model chunk (block N, transformer_block.py).
-  const int full = model.option_index("full");
-  const int selective = model.option_index("selective");
-  note_unmapped(unmapped_recompute(plan, model, {"full", "selective"}), "Megatron-LM", notes);
-  std::vector<int> n_full(static_cast<std::size_t>(V), 0), n_sel(static_cast<std::size_t>(V), 0);
-  std::vector<int> not_first;
-  for (int v = 0; v < V; ++v) {
-    const auto [b, e] = body_range(plan, model, v);
-    bool prefix = true;
-    for (int i = b; i < e; ++i) {
-      const int o = plan.recompute[static_cast<std::size_t>(i)];
-      const bool is_full = o >= 0 && o == full;
-      if (is_full && i - b != n_full[static_cast<std::size_t>(v)]) prefix = false;
-      if (is_full) ++n_full[static_cast<std::size_t>(v)];
-      if (o >= 0 && o == selective) ++n_sel[static_cast<std::size_t>(v)];
-    }
-    if (!prefix) not_first.push_back(v);
-  }
-  const int total_full = std::accumulate(n_full.begin(), n_full.end(), 0);
-  const int total_sel = std::accumulate(n_sel.begin(), n_sel.end(), 0);
-  const int total_body = model.body_count();
-  if (total_full > 0 && total_sel > 0) {
-    notes.push_back("the plan mixes full (" + str(total_full) + " layers) and selective (" + str(total_sel) +
-                    " layers) recompute; Megatron-LM takes one --recompute-granularity, so no recompute "
-                    "arguments are written.");
-  } else if (total_full > 0) {
-    const bool same = std::all_of(n_full.begin(), n_full.end(), [&](int n) { return n == n_full.front(); });
-    if (total_full == total_body) {
+  const MegatronRecompute recompute = megatron_recompute(plan, model, notes);
+  switch (recompute.method) {
+    case MegatronRecompute::Method::none: break;
+    case MegatronRecompute::Method::uniform:
       args.insert(args.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform",
                                "--recompute-num-layers", "1"});
-    } else if (same) {
+      break;
+    case MegatronRecompute::Method::block:
       args.insert(args.end(), {"--recompute-granularity", "full", "--recompute-method", "block",
-                               "--recompute-num-layers", str(n_full.front())});
-      if (!not_first.empty())
-        notes.push_back("on " + stages_text(not_first) + " the plan fully recomputes other layers than the first " +
-                        str(n_full.front()) + "; the block method recomputes the first ones (the same number).");
-    } else {
-      std::vector<int> per_stage(n_full.begin(), n_full.end());
-      notes.push_back("full recompute differs between virtual stages (" + list_text(per_stage) +
-                      " layers); Megatron-LM's block method takes one --recompute-num-layers for every stage, so no "
-                      "recompute arguments are written.");
-    }
-  } else if (total_sel > 0) {
-    if (total_sel == total_body) {
-      args.insert(args.end(), {"--recompute-granularity", "selective"});
-      notes.push_back("--recompute-granularity selective recomputes the modules in --recompute-modules (core_attn "
-                      "by default) in every layer; check that the model's \"selective\" option prices the same "
-                      "modules.");
-    } else {
-      notes.push_back("selective recompute on " + str(total_sel) + " of " + str(total_body) +
-                      " layers cannot be expressed: Megatron-LM applies selective recompute to every layer; no "
-                      "recompute arguments are written.");
-    }
+                               "--recompute-num-layers", str(recompute.block_layers)});
+      break;
+    case MegatronRecompute::Method::selective: args.insert(args.end(), {"--recompute-granularity", "selective"}); break;
   }
 
   ExportOutput out;

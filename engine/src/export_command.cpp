@@ -1,11 +1,14 @@
 // The `export` command: an estimate request plus {"export": {"to": ...}}; the plan is checked,
-// estimated and written out for MindFormers, Megatron-LM, PyTorch pipelining or as a Chrome trace.
+// estimated and written out for MindFormers, Megatron-LM, PyTorch pipelining or as a Chrome trace,
+// with the written plan's own estimate (result.exported), or refused when no plan the launcher
+// expresses fits (export_fit.hpp).
 #include <string>
 
 #include "command_support.hpp"
 #include "field_reader.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/export.hpp"
+#include "ppb/export_fit.hpp"
 #include "ppb/request_reader.hpp"
 #include "ppb/response_writer.hpp"
 #include "ppb/trace.hpp"
@@ -41,6 +44,12 @@ std::string export_target(const json& document, Diagnostics& d) {
   return "";
 }
 
+// result.exported: the exported plan's own estimate and what differs from the request's plan.
+json exported_json(const ExportedEstimate& e) {
+  return {{"plan_kept", e.plan_kept}, {"feasible", e.feasible}, {"step_time_ms", e.step_time_ms},
+          {"peak_mib", e.peak_mib}, {"peak_stage", e.peak_stage}, {"changes", e.changes}};
+}
+
 }  // namespace
 
 CommandOutput run_export(const json& document) {
@@ -49,20 +58,30 @@ CommandOutput run_export(const json& document) {
   const std::string target = export_target(document, d);
   auto plan = checked_plan(request, d);
   if (!plan || !d.ok()) return invalid(d);
-  const bool trace = target == "chrome-trace";
-  const Estimate e = estimate(request.model, request.device, *plan, trace, request.components);
   json result = {{"to", target}};
-  if (trace) {
+  if (target == "chrome-trace") {  // the simulated plan itself: kept by definition
+    const Estimate e = estimate(request.model, request.device, *plan, true, request.components);
     json events = chrome_trace(e, request.model);
     result["text"] = events.dump();
     result["json"] = std::move(events);
-  } else {
-    ExportOutput out = target == "mindformers" ? export_mindformers(*plan, request.model)
-                       : target == "megatron"  ? export_megatron(*plan, request.model)
-                                               : export_pytorch(*plan);
-    result["json"] = std::move(out.json);
-    result["text"] = std::move(out.text);
+    result["exported"] = exported_json(exported_estimate(e));
+    return ok_response("export", std::move(result), d);
   }
+  const Launcher launcher = target == "mindformers" ? Launcher::mindformers
+                            : target == "megatron"  ? Launcher::megatron
+                                                    : Launcher::pytorch;
+  const ExportFit fit = fit_export(launcher, request, *plan);
+  if (fit.refusal) {
+    d.error("EXPORT_PLAN_DOES_NOT_FIT", "/export/to", *fit.refusal);
+    return invalid(d);
+  }
+  ExportOutput out = launcher == Launcher::mindformers ? export_mindformers(fit.plan, request.model)
+                     : launcher == Launcher::megatron  ? export_megatron(fit.plan, request.model)
+                                                       : export_pytorch(fit.plan);
+  if (fit.replaced) note_changes(out, fit.exported.changes, launcher == Launcher::mindformers);
+  result["json"] = std::move(out.json);
+  result["text"] = std::move(out.text);
+  result["exported"] = exported_json(fit.exported);
   return ok_response("export", std::move(result), d);
 }
 

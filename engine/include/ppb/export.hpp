@@ -1,13 +1,15 @@
 // A plan written out in the settings of the frameworks that run it: MindFormers (offset and
 // per-stage recompute counts, as YAML), Megatron-LM (command-line arguments, including the
-// pipeline layout string) and PyTorch pipelining (the schedule program as actions and CSV). What a framework cannot express is said in `notes`, never dropped
-// silently. Sources and mappings: docs/interop.md.
+// pipeline layout string) and PyTorch pipelining (the schedule program as actions and CSV). What a
+// framework cannot express is said in `notes`, never dropped silently; which plan the written
+// settings then run, and whether it fits, is export_fit.hpp's. Sources and mappings: docs/interop.md.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ppb/model.hpp"
@@ -34,6 +36,16 @@ struct ExportOutput {
 // offset [-1, 1], recompute [2, 0], select_recompute [2, 0], select_comm_recompute [2, 0].
 ExportOutput export_mindformers(const Plan& plan, const Model& model);
 
+// MindFormers' recompute counts of a plan, per virtual stage in the plan's order (full,
+// select = full + selective_comm + selective, select_comm = full + selective_comm + comm), and the
+// virtual stages where those counts, applied to the first layers, do not reproduce the plan.
+struct MindFormersCounts {
+  std::vector<int> recompute, select, select_comm;
+  std::vector<int> moved;  // recomputed layers other than the first ones of the stage
+  std::vector<int> mixed;  // select-only and comm-only layers on one stage
+};
+MindFormersCounts mindformers_counts(const Plan& plan, const Model& model);
+
 // Megatron-LM: json {"args": [...], "layout": "E...|...L", "notes": [...]}, text the arguments
 // joined for a shell. Arguments: --num-layers, --pipeline-model-parallel-size, then the partition
 // as an even split (with --num-virtual-stages-per-pipeline-rank when vpp > 1), as
@@ -47,6 +59,16 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model);
 // --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et*2|t*3|t*2|t*3L'.
 ExportOutput export_megatron(const Plan& plan, const Model& model);
 
+// The recompute arguments export_megatron writes for a plan: Megatron-LM takes one granularity for
+// every decoder layer, and full recompute either on every layer (uniform) or on the first N layers
+// of every model chunk (block N). `notes` gets what of the plan's recompute this leaves out.
+struct MegatronRecompute {
+  enum class Method { none, uniform, block, selective };
+  Method method = Method::none;
+  int block_layers = 0;  // block: N
+};
+MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, nlohmann::json& notes);
+
 // PyTorch's torch.distributed.pipelining: the program every rank runs, as the simulator ran it, in
 // _Action's text form with the stage index our virtual stage: "3F0" forward, "3I0" input gradient
 // (a B whose W runs apart), "3W0" weight gradient, "3B0" full backward, "(1F3;6B1)OVERLAP_F_B" an F&B
@@ -56,6 +78,14 @@ ExportOutput export_megatron(const Plan& plan, const Model& model);
 //
 // Example: 1f1b, pp 2, m 2: rank 0 "0F0,0F1,0B0,0B1", rank 1 "1F0,1B0,1F1,1B1".
 ExportOutput export_pytorch(const Plan& plan);
+// When the written plan is not the request's: `changes` go before the notes and, for YAML, at its
+// end as "# changed: " comments, so that nobody reads the settings without them.
+void note_changes(ExportOutput& out, const std::vector<std::string>& changes, bool yaml);
+
+// The layers of virtual stage v that are not pinned, [first, end): what frameworks call the
+// stage's decoder layers.
+std::pair<int, int> body_range(const Plan& plan, const Model& model, int v);
+
 // One operation in PyTorch's action text form (see export_pytorch).
 std::string pytorch_action(const Op& op);
 
