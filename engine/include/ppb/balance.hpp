@@ -2,10 +2,10 @@
 // the recompute option of every layer that give the lowest simulated step time with every stage
 // within the device memory limit.
 //
-// Method (docs/ppb.md): branch and bound over stage boundaries. Every complete candidate is
-// simulated; a candidate is skipped only when a lower bound that holds for every plan extending it
-// (a stage cannot start before its inputs pass the stages before it, then runs m micro batches of
-// its own work) already reaches the best simulated step time. Inside a stage, the recompute choice
+// Method (docs/ppb.md): branch and bound over stage boundaries, under every schedule program. Every
+// complete candidate is simulated; a candidate is skipped only when a lower bound that holds for
+// every plan extending it (a stage cannot start before its inputs pass the stages before it, then
+// runs m micro batches of its own work) already reaches the best simulated step time. Inside a stage, the recompute choice
 // is exact: the Pareto frontier of (activation kept, time added) over the options of its layers
 // gives the least extra time that fits the stage's memory.
 #pragma once
@@ -60,7 +60,8 @@ struct BalanceResult {
   double lower_bound_ms = 0;  // no plan under the model is faster than this
   // Proven relative distance to the optimum: the tolerance when the search finished, otherwise
   // (step time - lower bound) / lower bound.
-  std::optional<double> within_tolerance;  // none where the model gives no proof (zb_h1, vpp > 1)
+  // None where the memory charged or the recompute choices simulated are not exact (notes say why).
+  std::optional<double> within_tolerance;
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
   std::vector<std::string> notes;    // why the result is not proven optimal, when it is not
@@ -73,7 +74,7 @@ struct BalanceProgress {
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
   std::optional<double> incumbent_ms;  // the best simulated step time so far
-  // No plan is faster than this (so far); none where the bounds give no proof (zb_h1, vpp > 1),
+  // No plan is faster than this (so far); none where the memory or choices are not exact (as result),
   // before a bound is known, or when no plan fits.
   std::optional<double> lower_bound_ms;
   bool finished = false;
