@@ -173,6 +173,22 @@ TEST(ExportFit, MindFormersRaisesEachStagesFullRecomputeUntilItFits) {
   EXPECT_NE(r["result"]["text"].get<std::string>().find("# changed: "), std::string::npos);
 }
 
+// zbv places virtual stage 2 on stage 1 and 3 on stage 0 (a V); the MindFormers lists follow the V,
+// [c][s] = [[v0, v1], [v3, v2]], and MindFormers reads them chunk-major under interleaved 1F1B: the
+// plan's split 1 | 2 | 3 | 2 runs as 1 | 2 | 2 | 3. Said, with the schedule.
+TEST(ExportFit, MindFormersSaysAVShapedPlanRunsAnotherSplit) {
+  json req = request(nullptr, std::nullopt, "mindformers");
+  req["pipeline"]["schedule"] = "zbv";
+  req["pipeline"]["stage_layers"] = {1, 2, 3, 2};
+  const json r = run("export", req);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["json"]["offset"], json({{-1, 0}, {0, 1}}));  // against 8 // 4 = 2
+  const json& exported = r["result"]["exported"];
+  EXPECT_FALSE(exported["plan_kept"]);
+  EXPECT_TRUE(has_change(exported, "MindFormers runs the interleaved_1f1b schedule, not the plan's zbv.")) << exported.dump();
+  EXPECT_TRUE(has_change(exported, "the virtual stages hold 1, 2, 2, 3 layers (stage_layers), not the plan's 1, 2, 3, 2."));
+}
+
 // The PyTorch CSV carries the partition and the schedule, not recompute: a plan with recompute is
 // not kept as such, and the change says which layers to recompute; the estimate is the plan's.
 TEST(ExportFit, PyTorchSaysTheRecomputeIsNotInTheProgram) {
