@@ -79,7 +79,7 @@ std::string why_inexact(const BalanceProblem& problem, const StageRecompute& rec
     return "not proven optimal: a stage's chunks had too many recompute combinations to try each, so their "
            "memory was charged as each chunk's largest in-flight count added up, which can rule out a plan that "
            "fits";
-  if (search.choices_cut())
+  if (search.choices_cut() || recompute.choices_incomplete())
     return "not proven optimal: a plan had more combinations of its stages' recompute choices (each chunk's "
            "extra time traded against the others') than the search simulates, so only the least summed extra "
            "time of each stage was simulated for it";

@@ -92,6 +92,12 @@ double StageRecompute::chunks_extra(int s, const Ranges& ranges, double budget, 
   }
   frontiers_.note_error(error);
   const double* const least = least_.data();
+  // Every fitting combination is a candidate choice; beyond kMaxCandidates of them (three chunks or
+  // more) only the least summed one is kept, and the answer is not proven.
+  if (all && C > 2 && combinations > kMaxCandidates) {
+    choices_incomplete_ = true;
+    all = nullptr;
+  }
   // used[c][k]: the memory of count vector k taken by chunks before c.
   std::vector<std::vector<double>> used(C, std::vector<double>(K, 0));
   // after[c][k]: the least memory of count vector k the chunks from c on can take.
@@ -147,22 +153,45 @@ double StageRecompute::chunks_extra(int s, const Ranges& ranges, double budget, 
 // Keeps the candidates whose per-chunk extra times no other candidate matches or beats in every
 // chunk, least summed extra first.
 void StageRecompute::pareto_choices(std::vector<Choice>& candidates, std::vector<Choice>& out) {
+  out.clear();
+  if (candidates.empty()) return;
+  const std::size_t C = candidates[0].size();
+  budget_.add_work(static_cast<std::int64_t>(candidates.size() * C / 16));
   const auto sum = [](const Choice& x) {
     double t = 0;
     for (const FrontierPoint& p : x) t += p.extra;
     return t;
   };
-  std::sort(candidates.begin(), candidates.end(), [&](const Choice& x, const Choice& y) { return sum(x) < sum(y); });
-  const auto covers = [](const Choice& x, const Choice& y) {  // x no worse than y in every chunk
-    for (std::size_t c = 0; c < x.size(); ++c)
-      if (x[c].extra > y[c].extra) return false;
-    return true;
-  };
-  out.clear();
-  for (Choice& c : candidates) {
-    if (std::any_of(out.begin(), out.end(), [&](const Choice& kept) { return covers(kept, c); })) continue;
-    out.push_back(std::move(c));
+  if (C == 2) {
+    // Two chunks: by the first chunk's extra time, a choice is kept when the second's is less than
+    // every earlier one's.
+    std::sort(candidates.begin(), candidates.end(), [](const Choice& x, const Choice& y) {
+      return x[0].extra < y[0].extra || (x[0].extra == y[0].extra && x[1].extra < y[1].extra);
+    });
+    double least = kInf;
+    for (Choice& c : candidates)
+      if (c[1].extra < least) {
+        least = c[1].extra;
+        out.push_back(std::move(c));
+      }
+  } else {
+    std::vector<std::pair<double, std::size_t>> order;
+    order.reserve(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) order.emplace_back(sum(candidates[i]), i);
+    std::sort(order.begin(), order.end());
+    const auto covers = [](const Choice& x, const Choice& y) {  // x no worse than y in every chunk
+      for (std::size_t c = 0; c < x.size(); ++c)
+        if (x[c].extra > y[c].extra) return false;
+      return true;
+    };
+    for (const auto& [total, i] : order) {
+      Choice& c = candidates[i];
+      if (std::any_of(out.begin(), out.end(), [&](const Choice& kept) { return covers(kept, c); })) continue;
+      out.push_back(std::move(c));
+    }
   }
+  // The least summed extra first (the choice simulated when the combinations are cut).
+  std::stable_sort(out.begin(), out.end(), [&](const Choice& x, const Choice& y) { return sum(x) < sum(y); });
 }
 
 // The joint frontier of the chunks, each scaled by the largest count of its chunk: their sum is an

@@ -37,6 +37,10 @@ class StageRecompute {
   // of its chunks' points than kMaxCombinations): a plan that fits may then have been ruled out.
   [[nodiscard]] bool memory_conservative() const { return memory_conservative_; }
   static constexpr double kMaxCombinations = 1 << 16;
+  // Whether some stage of three chunks or more had more than kMaxCandidates combinations, so that
+  // only its least summed recompute was listed as its choice: its best may have been missed.
+  [[nodiscard]] bool choices_incomplete() const { return choices_incomplete_; }
+  static constexpr double kMaxCandidates = 1024;
 
   // What stage_extra reads of stage s for its one chunk, read once by the inner loops over a
   // stage's end (which call one_extra for every end they try): the frontier call in those loops
@@ -71,7 +75,7 @@ class StageRecompute {
 
  private:
   double least_extra(int s, const Ranges& ranges, std::vector<FrontierPoint>* chosen, std::vector<Choice>* all);
-  static void pareto_choices(std::vector<Choice>& candidates, std::vector<Choice>& out);
+  void pareto_choices(std::vector<Choice>& candidates, std::vector<Choice>& out);
   // Stage s's activation peak when its chunks keep acts[c] per micro batch.
   [[nodiscard]] double peak(int s, const double* acts) const;
   double chunks_extra(int s, const Ranges& ranges, double budget, std::vector<FrontierPoint>* chosen,
@@ -82,6 +86,7 @@ class StageRecompute {
   FrontierCache& frontiers_;
   Budget& budget_;
   bool memory_conservative_ = false;
+  bool choices_incomplete_ = false;
   mutable std::vector<double> none_, least_;  // per chunk, scratch of stage_extra
 };
 
