@@ -109,17 +109,12 @@ std::pair<int, int> body_range(const Plan& plan, const Model& model, int v) {
   return {first, end};
 }
 
-void note_changes(ExportOutput& out, const std::vector<std::string>& changes, bool yaml) {
-  json notes = json::array();
-  for (const std::string& change : changes) notes.push_back(change);
-  for (auto& note : out.json["notes"]) notes.push_back(std::move(note));
-  out.json["notes"] = std::move(notes);
-  if (yaml)
-    for (const std::string& change : changes) {
-      out.text += "# changed: ";
-      out.text += change;
-      out.text += '\n';
-    }
+void comment_changes(ExportOutput& out, const std::vector<std::string>& changes) {
+  for (const std::string& change : changes) {
+    out.text += "# changed: ";
+    out.text += change;
+    out.text += '\n';
+  }
 }
 
 MindFormersCounts mindformers_counts(const Plan& plan, const Model& model) {

@@ -78,7 +78,7 @@ CommandOutput run_export(const json& document) {
   ExportOutput out = launcher == Launcher::mindformers ? export_mindformers(fit.plan, request.model)
                      : launcher == Launcher::megatron  ? export_megatron(fit.plan, request.model)
                                                        : export_pytorch(fit.plan);
-  if (fit.replaced) note_changes(out, fit.exported.changes, launcher == Launcher::mindformers);
+  if (launcher == Launcher::mindformers) comment_changes(out, fit.exported.changes);
   result["json"] = std::move(out.json);
   result["text"] = std::move(out.text);
   result["exported"] = exported_json(fit.exported);

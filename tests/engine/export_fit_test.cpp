@@ -66,8 +66,9 @@ TEST(ExportFit, MegatronWritesTheFastestRecomputeItExpressesThatFits) {
   EXPECT_TRUE(has_change(exported, "layers 0-1: full recompute as written, selective recompute in the plan."));
   EXPECT_TRUE(has_change(exported, "layers 4-5: full recompute as written, no recompute in the plan."));
   EXPECT_TRUE(has_change(exported, "as written: 70 ms per step")) << exported.dump();
-  // The notes say the same first.
-  EXPECT_EQ(r["result"]["json"]["notes"][0], exported["changes"][0]);
+  // The notes say what Megatron-LM cannot express of the written plan: nothing of its recompute.
+  for (const auto& note : r["result"]["json"]["notes"])
+    EXPECT_EQ(note.get<std::string>().find("recompute"), std::string::npos) << note;
 }
 
 // Without a memory limit the written plan fits whatever it is, so it is written as it is and its

@@ -78,9 +78,9 @@ MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, nlohm
 //
 // Example: 1f1b, pp 2, m 2: rank 0 "0F0,0F1,0B0,0B1", rank 1 "1F0,1B0,1F1,1B1".
 ExportOutput export_pytorch(const Plan& plan);
-// When the written plan is not the request's: `changes` go before the notes and, for YAML, at its
-// end as "# changed: " comments, so that nobody reads the settings without them.
-void note_changes(ExportOutput& out, const std::vector<std::string>& changes, bool yaml);
+// When the written plan is not the request's: `changes` (result.exported.changes) at the end of
+// the MindFormers YAML as "# changed: " comments, so that the file does not travel without them.
+void comment_changes(ExportOutput& out, const std::vector<std::string>& changes);
 
 // The layers of virtual stage v that are not pinned, [first, end): what frameworks call the
 // stage's decoder layers.
