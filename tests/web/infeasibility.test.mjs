@@ -56,3 +56,29 @@ test('an impossible limit names what would fit, and its button runs that search'
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('a search in which nothing fits says why for the candidate closest to fitting, and names what would fit', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  await setField(page, '#memory-limit', '12000');
+  // Only pp 8 on the default cluster, 1f1b: by hand as above, static memory alone is over the limit.
+  await page.fill('#search-pp', '8');
+  for (const schedule of ['interleaved_1f1b', 'zb_h1']) await page.setChecked(`#search-schedules input[value="${schedule}"]`, false);
+  await page.setChecked('#search-schedules input[value="1f1b"]', true);
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  const search = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  assert.equal(search.candidates.filter((/** @type {any} */ c) => c.feasible).length, 0);
+  const inf = search.infeasibility;
+  assert.ok(inf, 'the search explains why nothing fits');
+  const box = page.locator('#search-verdict-box #infeasibility');
+  await box.waitFor();
+  assert.equal(await box.locator('.infeasibility-message').textContent(), inf.message);
+  // A larger pp fits on this cluster (pp 32 does, the test above), so the smallest is named: above 8, at most 32.
+  assert.ok(inf.min_pp_degree > 8 && inf.min_pp_degree <= 32, `min_pp_degree ${inf.min_pp_degree}`);
+  assert.match(await box.locator('li[data-suggests="pp_degree"]').textContent() ?? '', new RegExp(`^pp_degree ${inf.min_pp_degree} `));
+  assert.equal(await box.locator('#infeasibility-search').count(), 1);
+  assert.match(await box.locator('li[data-suggests="memory"]').textContent() ?? '', /^A memory limit of [\d,]+ MiB fits/);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
