@@ -423,6 +423,7 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
   const double limit = request.device.memory_limit_mib.value_or(0);
   std::string what;
   for (const std::string& c : runs.reasons.empty() ? changes : runs.reasons) what += (what.empty() ? "" : " ") + c;
+  if (!what.empty()) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
   if (!best) {
     std::string why = name + " cannot run this plan as it is. " + what + " As written it peaks at " + mib(written.peak_mib) +
                       " on stage " + std::to_string(written.peak_stage) + ", over the " + mib(limit) + " limit";

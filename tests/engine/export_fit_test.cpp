@@ -174,6 +174,16 @@ TEST(ExportFit, MindFormersRaisesEachStagesFullRecomputeUntilItFits) {
   EXPECT_NE(r["result"]["text"].get<std::string>().find("# changed: "), std::string::npos);
 }
 
+// Offload everywhere under 405 MiB: MindFormers' least memory is full recompute of every layer,
+// 400 + 2 x 4 = 408 MiB on stage 0, over: refused, naming the layers it cannot run as planned.
+TEST(ExportFit, MindFormersRefusesWhenNothingItExpressesFits) {
+  const json r = run("export", request({{"offload", {4, 4}}}, 405, "mindformers"));
+  ASSERT_TRUE(has_error(r, "EXPORT_PLAN_DOES_NOT_FIT", "/export/to")) << r.dump();
+  const std::string message = r["errors"][0]["message"];
+  EXPECT_NE(message.find("Layers 0-7: no recompute as written, offload recompute in the plan."), std::string::npos) << message;
+  EXPECT_NE(message.find("peaks at 408 MiB on stage 0"), std::string::npos) << message;
+}
+
 // zbv places virtual stage 2 on stage 1 and 3 on stage 0 (a V); the MindFormers lists follow the V,
 // [c][s] = [[v0, v1], [v3, v2]], and MindFormers reads them chunk-major under interleaved 1F1B: the
 // plan's split 1 | 2 | 3 | 2 runs as 1 | 2 | 2 | 3. Said, with the schedule.
