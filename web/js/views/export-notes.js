@@ -53,10 +53,8 @@ export function exportNotes(label, result, limit) {
         time: ms(exported.step_time_ms), peak: mib(exported.peak_mib), s: exported.peak_stage, limit: mib(limit), fits })
       : t('The written plan: step time {time}, largest peak {peak} on stage {s}.', { time: ms(exported.step_time_ms), peak: mib(exported.peak_mib), s: exported.peak_stage }) }));
     nodes.push(...sentences(t('What changed:'), changes, 'export-changes'));
-    // The engine's notes open with the changes when a fitting plan replaced the one shown: said once.
-    const rest = notes.filter((note) => !changes.includes(note));
-    nodes.push(...sentences(t('Notes:'), rest, 'export-note-list'));
-    return { nodes, warn: !kept || !exported.feasible || rest.length > 0 };
+    nodes.push(...sentences(t('Notes:'), notes, 'export-note-list'));
+    return { nodes, warn: !kept || !exported.feasible || notes.length > 0 };
   }
   nodes.push(el('p', { class: 'export-notes-title', text: notes.length > 0
     ? t('{label}: downloaded, but it does not run exactly the plan shown:', { label })
