@@ -4,6 +4,7 @@
 #   ./dev.sh test               build everything and run every suite; ends with "N passed, N failed"
 #   ./dev.sh build              build the native engine, CLI, tests, the WASM module and the site
 #   ./dev.sh lint               ESLint and tsc --checkJs over the JavaScript (web/, tools/, tests/, bench/); no build
+#   ./dev.sh format             format the C++ sources in place with clang-format (.clang-format); the test checks it
 #   ./dev.sh bench              run the benchmarks, native beside WASM (node, Chromium), and the page's timeline frame
 #                               times; writes docs/benchmarks.md
 #   ./dev.sh fuzz SECONDS       build the libFuzzer target (clang, ASan, UBSan) in build/fuzz and run it
@@ -28,7 +29,7 @@ quietly() {
 }
 
 # ---- setup: Debian packages and npm packages, only what is missing --------------------------
-APT_PACKAGES=(cmake make g++ nlohmann-json3-dev libgtest-dev googletest libbenchmark-dev emscripten chromium)
+APT_PACKAGES=(cmake make g++ nlohmann-json3-dev libgtest-dev googletest libbenchmark-dev emscripten chromium clang-format)
 
 install_apt() {
   local missing=()
@@ -182,6 +183,7 @@ run_tests() {
   check_suite cli-smoke bash tests/cli_smoke.sh build/native/ppb
   node_suite browser-tests node --test --test-reporter=tap tests/web/
   check_suite lint node_modules/.bin/eslint .
+  check_suite format clang-format --dry-run --Werror $(cxx_sources)
   node_suite typecheck node --test --test-reporter=tap tests/typecheck.test.mjs
   node_suite bad-inputs node --test --test-reporter=tap tests/bad-inputs.test.mjs
   node_suite contract-doc node --test --test-reporter=tap tests/contract-doc.test.mjs
@@ -189,6 +191,11 @@ run_tests() {
   echo
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
+}
+
+# The C++ sources clang-format keeps in the project's style (.clang-format).
+cxx_sources() {
+  git ls-files -- '*.cpp' '*.hpp' 2>/dev/null || find engine wasm tests bench fuzz -name '*.cpp' -o -name '*.hpp'
 }
 
 # ESLint (eslint.config.js) and the type checks of tests/typecheck.test.mjs, with their messages.
@@ -212,6 +219,7 @@ case "$command" in
   build) build_all ;;
   test) run_tests ;;
   lint) run_lint ;;
+  format) setup; clang-format -i $(cxx_sources) && say "formatted $(cxx_sources | wc -l) C++ sources" ;;
   fuzz) run_fuzz "$@" ;;
   serve)
     port=${PORT:-8000}
