@@ -23,7 +23,8 @@ void BM_Simulate(benchmark::State& state) {
   in.vpp_degree = static_cast<int>(state.range(2));
   in.micro_batch_num = state.range(1);
   in.schedule = in.vpp_degree > 1 ? ppb::Schedule::interleaved_1f1b : ppb::Schedule::one_f_one_b;
-  in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree), ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01});
+  in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree),
+                  ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01});
   for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
   state.SetItemsProcessed(state.iterations() * 2 * in.pp_degree * in.vpp_degree * in.micro_batch_num);
 }
@@ -158,7 +159,8 @@ void BM_BalanceIssue18(benchmark::State& state) {
     method = nlohmann::json::parse(out.json)["result"]["method"];
   }
   state.counters["proven"] = method["proven_optimal"].get<bool>() ? 1 : 0;
-  state.counters["gap_pct"] = method["within_tolerance"].is_null() ? -1.0 : 100 * method["within_tolerance"].get<double>();
+  state.counters["gap_pct"] =
+      method["within_tolerance"].is_null() ? -1.0 : 100 * method["within_tolerance"].get<double>();
   state.counters["nodes"] = method["nodes"].get<double>();
 }
 BENCHMARK(BM_BalanceIssue18)->ArgNames({"case"})->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
@@ -193,18 +195,25 @@ BENCHMARK(BM_BalanceAtScale)->ArgNames({"limit"})->Arg(1)->Arg(0)->Unit(benchmar
 // selective recompute.
 std::string search_request() {
   nlohmann::json layers = nlohmann::json::array();
-  layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 3}, {"static_mib", 2000}, {"send_mib", 32}});
-  layers.push_back({{"name", "decoder"}, {"count", 96}, {"forward_ms", 1.1}, {"static_mib", 400}, {"activation_mib", 300},
+  layers.push_back(
+      {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 3}, {"static_mib", 2000}, {"send_mib", 32}});
+  layers.push_back({{"name", "decoder"},
+                    {"count", 96},
+                    {"forward_ms", 1.1},
+                    {"static_mib", 400},
+                    {"activation_mib", 300},
                     {"send_mib", 32},
-                    {"recompute", {{"full", {{"activation_mib", 20}, {"extra_ms", 1.1}}},
-                                   {"selective", {{"activation_mib", 180}, {"extra_ms", 0.3}}}}}});
+                    {"recompute",
+                     {{"full", {{"activation_mib", 20}, {"extra_ms", 1.1}}},
+                      {"selective", {{"activation_mib", 180}, {"extra_ms", 0.3}}}}}});
   layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 5}, {"static_mib", 3000}});
   return nlohmann::json({{"model", {{"layers", layers}}},
                          {"training", {{"global_batch_size", 1024}, {"micro_batch_size", 1}, {"world_size", 128}}},
                          {"device", {{"memory_limit_mib", 40000}, {"p2p_bandwidth_gbs", 25}, {"p2p_latency_ms", 0.02}}},
-                         {"search", {{"pp_degree", {1, 2, 4, 8, 16}},
-                                     {"vpp_degree", {1, 2, 4}},
-                                     {"schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zb_h1"}}}}})
+                         {"search",
+                          {{"pp_degree", {1, 2, 4, 8, 16}},
+                           {"vpp_degree", {1, 2, 4}},
+                           {"schedule", {"gpipe", "1f1b", "interleaved_1f1b", "zb_h1"}}}}})
       .dump();
 }
 

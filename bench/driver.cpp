@@ -28,7 +28,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -36,7 +38,8 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-constexpr const char* kUsage = "usage: ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME]\n";
+constexpr const char* kUsage =
+    "usage: ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME]\n";
 
 }  // namespace
 
@@ -46,13 +49,17 @@ int main(int argc, char** argv) {
   double min_sample_ms = 50;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--min-sample-ms" && i + 1 < argc) min_sample_ms = std::max(0.0, std::atof(argv[++i]));
-    else if (arg == "--name" && i + 1 < argc) only = argv[++i];
+    if (arg == "--repeat" && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--min-sample-ms" && i + 1 < argc)
+      min_sample_ms = std::max(0.0, std::atof(argv[++i]));
+    else if (arg == "--name" && i + 1 < argc)
+      only = argv[++i];
     else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
-    } else if (path.empty() && arg.rfind("--", 0) != 0) path = arg;
+    } else if (path.empty() && arg.rfind("--", 0) != 0)
+      path = arg;
     else {
       std::cerr << kUsage;
       return 2;

@@ -56,7 +56,8 @@ void at_most(json& object, const char* key, double cap) {
 void first_entries(json& object, const char* key, std::size_t n) {
   if (!object.is_object()) return;
   auto it = object.find(key);
-  if (it != object.end() && it->is_array() && it->size() > n) it->erase(it->begin() + static_cast<std::ptrdiff_t>(n), it->end());
+  if (it != object.end() && it->is_array() && it->size() > n)
+    it->erase(it->begin() + static_cast<std::ptrdiff_t>(n), it->end());
 }
 
 json* child(json& object, const char* key) {
@@ -106,7 +107,8 @@ void scale_down(json& request, std::string_view command) {
     json* search = child(request, "search");
     if (!search) search = &(request["search"] = json::object());
     if (search->is_object()) {
-      for (const char* list : {"pp_degree", "vpp_degree", "micro_batch_num", "schedule"}) first_entries(*search, list, 3);
+      for (const char* list : {"pp_degree", "vpp_degree", "micro_batch_num", "schedule"})
+        first_entries(*search, list, 3);
       at_most(*search, "time_budget_ms", 300);
       if (!search->contains("time_budget_ms")) (*search)["time_budget_ms"] = 300;
       at_most(*search, "candidate_time_ms", 20);
@@ -128,7 +130,8 @@ void check_response(const ppb::CommandOutput& out) {
   if (!response.is_object() || !response.contains("ok") || !response["ok"].is_boolean())
     finding("the response has no boolean \"ok\"", out.json);
   if (response["ok"]) {
-    if (out.exit_code != 0 || !response.contains("result")) finding("a result without exit code 0 or \"result\"", out.json);
+    if (out.exit_code != 0 || !response.contains("result"))
+      finding("a result without exit code 0 or \"result\"", out.json);
     return;
   }
   const json& errors = response.value("errors", json());

@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "ppb/commands.hpp"
-#include "ppb/version.hpp"
-#include "ppb/search_session.hpp"
 #include "ppb/balance_session.hpp"
+#include "ppb/commands.hpp"
+#include "ppb/search_session.hpp"
+#include "ppb/version.hpp"
 
 namespace {
 
@@ -19,7 +19,8 @@ namespace {
 // NULs), a tenth of a small estimate's time under node.
 emscripten::val to_js(const std::string& json) {
   static const emscripten::val decoder = emscripten::val::global("TextDecoder").new_(std::string("utf-8"));
-  return decoder.call<emscripten::val>("decode", emscripten::val(emscripten::typed_memory_view(json.size(), json.data())));
+  return decoder.call<emscripten::val>("decode",
+                                       emscripten::val(emscripten::typed_memory_view(json.size(), json.data())));
 }
 
 emscripten::val run(const std::string& command, const std::string& request) {
@@ -41,7 +42,9 @@ std::string search_step(ppb::SearchSession& session, double slice_ms) {
 }
 // The JSON only: the worker tells a failure by its error codes, as for every other command.
 emscripten::val search_error(const ppb::SearchSession& session) { return to_js(session.error().json); }
-emscripten::val search_result(ppb::SearchSession& session, bool cancelled) { return to_js(session.result(cancelled).json); }
+emscripten::val search_result(ppb::SearchSession& session, bool cancelled) {
+  return to_js(session.result(cancelled).json);
+}
 
 // A number, or null when there is none.
 std::string number_or_null(const std::optional<double>& x) {
@@ -56,7 +59,8 @@ std::string balance_step(ppb::BalanceSession& session, double slice_ms) {
   const ppb::BalanceProgress p = session.step(slice_ms);
   return "{\"phase\":\"" + p.phase + "\",\"nodes\":" + std::to_string(p.nodes) +
          ",\"simulations\":" + std::to_string(p.simulations) + ",\"incumbent_ms\":" + number_or_null(p.incumbent_ms) +
-         ",\"lower_bound_ms\":" + number_or_null(p.lower_bound_ms) + ",\"finished\":" + (p.finished ? "true" : "false") + "}";
+         ",\"lower_bound_ms\":" + number_or_null(p.lower_bound_ms) +
+         ",\"finished\":" + (p.finished ? "true" : "false") + "}";
 }
 emscripten::val balance_error(const ppb::BalanceSession& session) { return to_js(session.error().json); }
 emscripten::val balance_result(ppb::BalanceSession& session, bool cancelled) {

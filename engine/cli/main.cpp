@@ -10,8 +10,8 @@
 #include <string>
 
 #include "ppb/commands.hpp"
-#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/version.hpp"
 
 namespace {
 
@@ -178,13 +178,17 @@ int main(int argc, char** argv) {
       std::cout << "ppb " << ppb::version() << "\n";
       return 0;
     }
-    if (arg == "--pretty") pretty = true;
-    else if (arg == "--output" && i + 1 < argc) output = argv[++i];
+    if (arg == "--pretty")
+      pretty = true;
+    else if (arg == "--output" && i + 1 < argc)
+      output = argv[++i];
     else if (arg.rfind("--", 0) == 0) {
       std::cerr << "ppb: unknown option " << arg << "\n" << kUsage;
       return 2;
-    } else if (command.empty()) command = arg;
-    else if (input.empty()) input = arg;
+    } else if (command.empty())
+      command = arg;
+    else if (input.empty())
+      input = arg;
     else {
       std::cerr << "ppb: unexpected argument " << arg << "\n" << kUsage;
       return 2;
@@ -218,7 +222,8 @@ int main(int argc, char** argv) {
                 << (e.value("path", "").empty() ? "the request" : e.value("path", "")) << ": " << e.value("message", "")
                 << "\n";
   }
-  if (output.empty()) std::cout << out << "\n";
+  if (output.empty())
+    std::cout << out << "\n";
   else {
     std::ofstream file(output, std::ios::binary);
     if (!file || !(file << out << "\n")) {

@@ -26,8 +26,8 @@ using namespace balancer;
 
 enum class Table { exact, relaxed, none };  // which suffix table the search had
 
-Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std::vector<int>& ends,
-             bool within_limit, const std::vector<Choice>* choices = nullptr) {
+Plan plan_of(const BalanceProblem& problem, StageRecompute& recompute, const std::vector<int>& ends, bool within_limit,
+             const std::vector<Choice>* choices = nullptr) {
   Plan plan{problem.shape};
   plan.stage_layers.clear();
   int a = 0;
@@ -69,8 +69,7 @@ std::vector<std::string> why_not_exact(Table table, bool budget_hit) {
 // the estimate's, so that a plan that fits could have been ruled out, or a plan's recompute choices
 // were not all simulated; empty when neither (docs/ppb.md, why the result is optimal). The bounds
 // themselves hold under every schedule program.
-std::string why_inexact(const BalanceProblem& problem, const StageRecompute& recompute,
-                        const BranchAndBound& search) {
+std::string why_inexact(const BalanceProblem& problem, const StageRecompute& recompute, const BranchAndBound& search) {
   if (!problem.memory_exact)
     return std::string("not proven optimal: under ") + schedule_name(problem.shape.schedule) +
            " a layer states a weight activation below the activation it keeps, and the balancer charges the "

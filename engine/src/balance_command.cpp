@@ -10,10 +10,10 @@
 #include "ppb/balance.hpp"
 #include "ppb/balance_session.hpp"
 #include "ppb/json_text.hpp"
-#include "ppb/request_reader.hpp"
-#include "ppb/response_writer.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/offset_search.hpp"
+#include "ppb/request_reader.hpp"
+#include "ppb/response_writer.hpp"
 #include "recompute_option_list.hpp"
 
 namespace ppb::detail {

@@ -26,7 +26,9 @@ void read_program(BalanceProblem& p) {
     std::vector<double> now(static_cast<std::size_t>(vpp), 0);
     std::vector<std::vector<double>>& peaks = p.peaks[static_cast<std::size_t>(s)];
     bool backward_seen = false;
-    const auto chunk = [&](int v) -> double& { return now[static_cast<std::size_t>(chunk_of[static_cast<std::size_t>(v)])]; };
+    const auto chunk = [&](int v) -> double& {
+      return now[static_cast<std::size_t>(chunk_of[static_cast<std::size_t>(v)])];
+    };
     const auto take = [&](int v) {
       chunk(v) += 1;
       if (!backward_seen) p.forwards_before_backward[static_cast<std::size_t>(s)] += 1;
@@ -81,8 +83,8 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
   component_memory = component_memory_mib(options.components, pp);
   tail = component_tail_ms(options.components, pp);
   const auto n = static_cast<std::size_t>(L) + 1;
-  for (auto* prefix : {&prefix_f, &prefix_b, &prefix_w, &prefix_static, &prefix_act, &prefix_least_act, &prefix_fcomm,
-                  &prefix_bcomm})
+  for (auto* prefix :
+       {&prefix_f, &prefix_b, &prefix_w, &prefix_static, &prefix_act, &prefix_least_act, &prefix_fcomm, &prefix_bcomm})
     prefix->assign(n, 0);
   min_send = kInf;
   for (int i = 0; i < L; ++i) {

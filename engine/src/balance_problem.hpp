@@ -25,15 +25,15 @@ struct BalanceProblem {
   const Device& device;
   const PipelineShape& shape;
   const BalanceOptions& options;
-  int L = 0;            // expanded layers
-  int pp = 1;           // physical stages
-  int V = 1;            // virtual stages, pp x vpp
-  int min_size = 1;     // layers a virtual stage must hold (0 with allow_empty_stages)
-  double m = 1;         // micro batches
-  bool split = false;   // the schedule runs W apart from B
+  int L = 0;              // expanded layers
+  int pp = 1;             // physical stages
+  int V = 1;              // virtual stages, pp x vpp
+  int min_size = 1;       // layers a virtual stage must hold (0 with allow_empty_stages)
+  double m = 1;           // micro batches
+  bool split = false;     // the schedule runs W apart from B
   bool overlaps = false;  // the schedule runs F&B pairs, which hide communication (dualpipev)
-  double limit = kInf;  // memory limit less reserved
-  double min_send = 0;  // the cheapest transfer of any layer's output (0 with one stage)
+  double limit = kInf;    // memory limit less reserved
+  double min_send = 0;    // the cheapest transfer of any layer's output (0 with one stage)
   // Whether every stage bound grows by exactly what the backward drain before its stage grows by:
   // no split weight gradient (whose drain is not counted) and no outside tails (max(drain, tail)).
   bool drain_additive = true;

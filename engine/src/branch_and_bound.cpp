@@ -276,7 +276,8 @@ void BranchAndBound::expand(Frame& f) {
           base += p_.range(p_.prefix_f, x, y) + p_.range(p_.prefix_b, x, y);
           if (p_.overlaps) base -= p_.range(p_.prefix_fcomm, x, y) + p_.range(p_.prefix_bcomm, x, y);
         }
-        const double own = pf + p_.m * (base + extra) + std::max(p_.split ? 0.0 : pb, p_.tail[static_cast<std::size_t>(s)]);
+        const double own =
+            pf + p_.m * (base + extra) + std::max(p_.split ? 0.0 : pb, p_.tail[static_cast<std::size_t>(s)]);
         term = {own, own};
       }
       ranges.pop_back();
@@ -301,7 +302,8 @@ void BranchAndBound::enter(const Frame& f, const Child& child) {
   const bool completes = chunk == p_.shape.vpp_degree - 1;
   auto& ranges = chunk_ranges_[static_cast<std::size_t>(s)];
   ranges.emplace_back(a, b);
-  if (completes) recompute_.stage_extra(s, ranges, &chosen_, several_chunks() ? &choices_[static_cast<std::size_t>(s)] : nullptr);
+  if (completes)
+    recompute_.stage_extra(s, ranges, &chosen_, several_chunks() ? &choices_[static_cast<std::size_t>(s)] : nullptr);
   ends_[static_cast<std::size_t>(v)] = b;
   // Costs of this virtual stage, for the simulation of complete plans.
   auto& c = costs_[static_cast<std::size_t>(v)];

@@ -15,10 +15,10 @@
 
 #include "ppb/estimate.hpp"
 #include "ppb/json_text.hpp"
-#include "ppb/request_reader.hpp"
-#include "ppb/response_writer.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/plan.hpp"
+#include "ppb/request_reader.hpp"
+#include "ppb/response_writer.hpp"
 
 namespace ppb {
 
@@ -69,7 +69,8 @@ CommandOutput run_estimate(const json& document) {
   Request request = parse_request(document, d);
   auto plan = checked_plan(request, d);
   if (!plan || !d.ok()) return invalid(d);
-  const Estimate e = estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);
+  const Estimate e =
+      estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);
   return ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d);
 }
 
@@ -78,20 +79,19 @@ CommandOutput run_estimate(const json& document) {
 CommandOutput run_command(std::string_view command, std::string_view request_json) {
   try {
     static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
-        {"estimate", detail::run_estimate},
-        {"import", detail::run_import},
-        {"export", detail::run_export},
-        {"balance", detail::run_balance},
-        {"search", detail::run_search},
-        {"compare", detail::run_compare},
+        {"estimate", detail::run_estimate}, {"import", detail::run_import}, {"export", detail::run_export},
+        {"balance", detail::run_balance},   {"search", detail::run_search}, {"compare", detail::run_compare},
     };
     auto it = commands.find(command);
     if (it == commands.end()) {
       std::string known;
       for (const auto& [name, _] : commands) known += (known.empty() ? "" : ", ") + name;
-      json out = {{"ok", false},
-                  {"errors", {{{"code", "COMMAND_UNKNOWN"}, {"path", ""},
-                               {"message", "command \"" + std::string(command) + "\" is not available; commands: " + known + "."}}}}};
+      json out = {
+          {"ok", false},
+          {"errors",
+           {{{"code", "COMMAND_UNKNOWN"},
+             {"path", ""},
+             {"message", "command \"" + std::string(command) + "\" is not available; commands: " + known + "."}}}}};
       return {out.dump(-1, ' ', false, json::error_handler_t::replace), 2};  // the name may be any bytes
     }
     // Size, nesting depth and value count are checked before parsing (limits.hpp).
@@ -108,10 +108,15 @@ CommandOutput failure_output(std::exception_ptr failure) {
   try {
     std::rethrow_exception(failure);
   } catch (const std::bad_alloc&) {
-    json out = {{"ok", false}, {"errors", {{{"code", "OUT_OF_MEMORY"}, {"path", ""}, {"message", "the engine ran out of memory on this request."}}}}};
+    json out = {
+        {"ok", false},
+        {"errors",
+         {{{"code", "OUT_OF_MEMORY"}, {"path", ""}, {"message", "the engine ran out of memory on this request."}}}}};
     return {out.dump(), 1};
   } catch (const std::exception& e) {
-    json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", std::string("internal error: ") + e.what()}}}}};
+    json out = {
+        {"ok", false},
+        {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", std::string("internal error: ") + e.what()}}}}};
     return {out.dump(-1, ' ', false, json::error_handler_t::replace), 1};  // what() may quote any bytes
   } catch (...) {
     json out = {{"ok", false}, {"errors", {{{"code", "INTERNAL"}, {"path", ""}, {"message", "internal error."}}}}};

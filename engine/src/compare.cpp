@@ -32,8 +32,8 @@ std::vector<ScheduleComparison> compare_schedules(const Request& request) {
     // A partition or per-stage recompute counts stated for another number of virtual stages cannot
     // carry over; recompute stated by layer can.
     if (r.pipeline.pp_degree * row.vpp_degree != given_virtual_stages) {
-      row.partition_as_given = r.pipeline.partition_form == PartitionForm::even &&
-                               r.pipeline.recompute_form != RecomputeForm::counts;
+      row.partition_as_given =
+          r.pipeline.partition_form == PartitionForm::even && r.pipeline.recompute_form != RecomputeForm::counts;
       r.pipeline.partition_form = PartitionForm::even;
       r.pipeline.partition.clear();
       if (r.pipeline.recompute_form == RecomputeForm::counts) {

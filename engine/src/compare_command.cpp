@@ -39,9 +39,9 @@ CommandOutput run_compare(const json& document) {
   const auto name = [&](const std::optional<std::size_t>& i) {
     return i ? json(schedule_name(rows[*i].schedule)) : json(nullptr);
   };
-  return ok_response("compare",
-                     {{"schedules", std::move(list)}, {"fastest", name(fastest)}, {"fastest_by_span", name(fastest_span)}},
-                     d);
+  return ok_response(
+      "compare", {{"schedules", std::move(list)}, {"fastest", name(fastest)}, {"fastest_by_span", name(fastest_span)}},
+      d);
 }
 
 }  // namespace ppb::detail

@@ -66,7 +66,8 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
       st.memory.components_mib += c.memory_at(s);
       st.time.components_step_ms += c.step_at(s);
     }
-    st.memory.peak_mib = st.memory.static_mib + st.memory.reserved_mib + st.memory.activation_mib + st.memory.components_mib;
+    st.memory.peak_mib =
+        st.memory.static_mib + st.memory.reserved_mib + st.memory.activation_mib + st.memory.components_mib;
     st.memory.limit_mib = device.memory_limit_mib;
     st.time.busy_ms = sim.busy_ms;
     st.time.bubble_ms = out.step_time_ms - sim.busy_ms;

@@ -12,10 +12,10 @@
 #include <map>
 #include <numeric>
 
-#include "ppb/megatron_layout.hpp"
-#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
+#include "ppb/megatron_layout.hpp"
 #include "ppb/request.hpp"
+#include "ppb/version.hpp"
 
 namespace ppb {
 
@@ -46,7 +46,8 @@ json framework_list(const std::vector<int>& per_virtual, const PipelineShape& sh
   json out = json::array();
   for (int c = 0; c < shape.vpp_degree; ++c) {
     std::vector<int> row;
-    for (int s = 0; s < shape.pp_degree; ++s) row.push_back(per_virtual[static_cast<std::size_t>(shape.virtual_stage(s, c))]);
+    for (int s = 0; s < shape.pp_degree; ++s)
+      row.push_back(per_virtual[static_cast<std::size_t>(shape.virtual_stage(s, c))]);
     out.push_back(std::move(row));
   }
   return out;
@@ -74,8 +75,10 @@ Unmapped unmapped_recompute(const Plan& plan, const Model& model, const std::vec
     if (option < 0) continue;
     const bool pinned = i < model.body_begin() || i >= model.body_end();
     const std::string& name = model.recompute_options[static_cast<std::size_t>(option)];
-    if (pinned) out.pinned_layers.push_back(i);
-    else if (std::find(mapped.begin(), mapped.end(), name) == mapped.end()) ++out.options[name];
+    if (pinned)
+      out.pinned_layers.push_back(i);
+    else if (std::find(mapped.begin(), mapped.end(), name) == mapped.end())
+      ++out.options[name];
   }
   return out;
 }
@@ -85,8 +88,8 @@ void note_unmapped(const Unmapped& u, const std::string& framework, json& notes)
     notes.push_back("recompute option \"" + name + "\" (" + str(count) + " layer" + (count == 1 ? "" : "s") +
                     ") has no " + framework + " counterpart; those layers are written out without recompute.");
   if (!u.pinned_layers.empty())
-    notes.push_back("pinned layer" + std::string(u.pinned_layers.size() == 1 ? " " : "s ") + list_text(u.pinned_layers) +
-                    " recompute in the plan, but " + framework +
+    notes.push_back("pinned layer" + std::string(u.pinned_layers.size() == 1 ? " " : "s ") +
+                    list_text(u.pinned_layers) + " recompute in the plan, but " + framework +
                     " recomputes decoder layers only; that recompute is not written out.");
 }
 
@@ -152,11 +155,11 @@ MindFormersCounts mindformers_counts(const Plan& plan, const Model& model) {
     // What MindFormers does with these counts: each list covers the first layers of the stage.
     for (std::size_t k = 0; k < cls.size(); ++k) {
       const int kk = static_cast<int>(k);
-      const int expected = kk < out.recompute[vs] ? 4
+      const int expected = kk < out.recompute[vs]                               ? 4
                            : kk < std::min(out.select[vs], out.select_comm[vs]) ? 3
-                           : kk < out.select[vs] ? 2
-                           : kk < out.select_comm[vs] ? 1
-                                                       : 0;
+                           : kk < out.select[vs]                                ? 2
+                           : kk < out.select_comm[vs]                           ? 1
+                                                                                : 0;
       if (expected != cls[k]) {
         out.moved.push_back(v);
         break;
@@ -178,11 +181,13 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
   const std::vector<int>& mixed = counts.mixed;
   std::vector<int> offset = layer_offset_of(plan, model);
   if (!moved.empty())
-    notes.push_back("on " + stages_text(moved) + " the plan recomputes other layers than the first ones of the stage; "
+    notes.push_back("on " + stages_text(moved) +
+                    " the plan recomputes other layers than the first ones of the stage; "
                     "MindFormers recomputes the first N layers of each stage, so these counts keep each stage's "
                     "number of recomputed layers but not which layers they are.");
   if (!mixed.empty())
-    notes.push_back(stages_text(mixed) + " mix select-only and comm-only recompute; MindFormers applies "
+    notes.push_back(stages_text(mixed) +
+                    " mix select-only and comm-only recompute; MindFormers applies "
                     "select_recompute and select_comm_recompute to the first layers of a stage, so the layers of the "
                     "shorter list get both kinds there (as SAPP's own output does).");
   note_unmapped(unmapped_recompute(plan, model, {"full", "selective", "comm", "selective_comm"}), "MindFormers", notes);
@@ -277,9 +282,10 @@ MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, json&
   } else if (total_sel > 0) {
     if (total_sel == total_body) {
       out.method = MegatronRecompute::Method::selective;
-      notes.push_back("--recompute-granularity selective recomputes the modules in --recompute-modules (core_attn "
-                      "by default) in every layer; check that the model's \"selective\" option prices the same "
-                      "modules.");
+      notes.push_back(
+          "--recompute-granularity selective recomputes the modules in --recompute-modules (core_attn "
+          "by default) in every layer; check that the model's \"selective\" option prices the same "
+          "modules.");
     } else {
       notes.push_back("selective recompute on " + str(total_sel) + " of " + str(total_body) +
                       " layers cannot be expressed: Megatron-LM applies selective recompute to every layer; no "
@@ -307,8 +313,7 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
     bool uniform = true;
     const int f = body_at(0, 0), l = body_at(0, pp - 1), m = pp > 2 ? body_at(0, 1) : l;
     for (int c = 0; c < vpp; ++c)
-      for (int s = 0; s < pp; ++s)
-        uniform = uniform && body_at(c, s) == (s == 0 ? f : s == pp - 1 ? l : m);
+      for (int s = 0; s < pp; ++s) uniform = uniform && body_at(c, s) == (s == 0 ? f : s == pp - 1 ? l : m);
     if (uniform) {
       first_last = true;
       if (f != m) first = f * vpp;
@@ -326,29 +331,33 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
     args.insert(args.end(), {"--pipeline-model-parallel-layout", layout});
   }
   if (model.pinned_first == 0)
-    notes.push_back("the model has no pinned-first layer, but Megatron-LM always builds the embedding on the first "
-                    "stage (E in the layout); its cost is not in the plan.");
+    notes.push_back(
+        "the model has no pinned-first layer, but Megatron-LM always builds the embedding on the first "
+        "stage (E in the layout); its cost is not in the plan.");
   if (model.pinned_last == 0)
-    notes.push_back("the model has no pinned-last layer, but Megatron-LM always builds the output layer and loss on "
-                    "the last stage (L in the layout); their cost is not in the plan.");
+    notes.push_back(
+        "the model has no pinned-last layer, but Megatron-LM always builds the output layer and loss on "
+        "the last stage (L in the layout); their cost is not in the plan.");
   if (vpp > 1 && pp <= 2)
-    notes.push_back("Megatron-LM's interleaved schedule needs --pipeline-model-parallel-size above 2, or above 1 with "
-                    "--overlap-p2p-comm.");
+    notes.push_back(
+        "Megatron-LM's interleaved schedule needs --pipeline-model-parallel-size above 2, or above 1 with "
+        "--overlap-p2p-comm.");
   if (plan.schedule != Schedule::one_f_one_b && plan.schedule != Schedule::interleaved_1f1b)
     notes.push_back(std::string("the plan's schedule ") + schedule_name(plan.schedule) +
                     " has no argument here; Megatron-LM runs 1F1B, interleaved when there are virtual stages (the "
                     "PyTorch export writes this schedule's program as it was simulated).");
   if (is_v_shape(plan.schedule))
-    notes.push_back(std::string(schedule_name(plan.schedule)) +
-                    " places virtual stage v >= pp on rank 2 pp - 1 - v (a V); Megatron-LM places it on rank v mod pp, "
-                    "so these arguments, written in model order, run the same layers per virtual stage on other ranks.");
+    notes.push_back(
+        std::string(schedule_name(plan.schedule)) +
+        " places virtual stage v >= pp on rank 2 pp - 1 - v (a V); Megatron-LM places it on rank v mod pp, "
+        "so these arguments, written in model order, run the same layers per virtual stage on other ranks.");
 
   const MegatronRecompute recompute = megatron_recompute(plan, model, notes);
   switch (recompute.method) {
     case MegatronRecompute::Method::none: break;
     case MegatronRecompute::Method::uniform:
-      args.insert(args.end(), {"--recompute-granularity", "full", "--recompute-method", "uniform",
-                               "--recompute-num-layers", "1"});
+      args.insert(args.end(),
+                  {"--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"});
       break;
     case MegatronRecompute::Method::block:
       args.insert(args.end(), {"--recompute-granularity", "full", "--recompute-method", "block",

@@ -40,14 +40,15 @@ std::string export_target(const json& document, Diagnostics& d) {
   if (!target) return "";
   for (const char* known : kTargets)
     if (*target == known) return *target;
-  d.error("EXPORT_TARGET_UNKNOWN", f.at("to"), "export.to is " + quoted_input(*target) + "; it must be " + choices + ".");
+  d.error("EXPORT_TARGET_UNKNOWN", f.at("to"),
+          "export.to is " + quoted_input(*target) + "; it must be " + choices + ".");
   return "";
 }
 
 // result.exported: the exported plan's own estimate and what differs from the request's plan.
 json exported_json(const ExportedEstimate& e) {
-  return {{"plan_kept", e.plan_kept}, {"feasible", e.feasible}, {"step_time_ms", e.step_time_ms},
-          {"peak_mib", e.peak_mib}, {"peak_stage", e.peak_stage}, {"changes", e.changes}};
+  return {{"plan_kept", e.plan_kept}, {"feasible", e.feasible},     {"step_time_ms", e.step_time_ms},
+          {"peak_mib", e.peak_mib},   {"peak_stage", e.peak_stage}, {"changes", e.changes}};
 }
 
 }  // namespace

@@ -22,9 +22,7 @@ namespace {
 
 using std::size_t;
 
-const char* launcher_name(Launcher launcher) {
-  return launcher == Launcher::megatron ? "Megatron-LM" : "MindFormers";
-}
+const char* launcher_name(Launcher launcher) { return launcher == Launcher::megatron ? "Megatron-LM" : "MindFormers"; }
 
 bool offers(const Model& model, int layer, int option) {
   const auto& r = model.layers[static_cast<size_t>(layer)].recompute;
@@ -134,7 +132,8 @@ bool same_plan(const Plan& a, const Plan& b) {
 }
 
 // What `to` does differently from `from`, as sentences.
-std::vector<std::string> differences(const Plan& from, const Plan& to, const Model& model, const std::string& launcher) {
+std::vector<std::string> differences(const Plan& from, const Plan& to, const Model& model,
+                                     const std::string& launcher) {
   std::vector<std::string> out;
   if (from.schedule != to.schedule)
     out.push_back(launcher + " runs the " + schedule_name(to.schedule) + " schedule, not the plan's " +
@@ -150,7 +149,8 @@ std::vector<std::string> differences(const Plan& from, const Plan& to, const Mod
   }
   std::map<std::pair<int, int>, std::vector<int>> changed;  // (plan's option, written option) -> layers
   for (size_t i = 0; i < from.recompute.size(); ++i)
-    if (from.recompute[i] != to.recompute[i]) changed[{from.recompute[i], to.recompute[i]}].push_back(static_cast<int>(i));
+    if (from.recompute[i] != to.recompute[i])
+      changed[{from.recompute[i], to.recompute[i]}].push_back(static_cast<int>(i));
   std::vector<std::pair<std::pair<int, int>, std::vector<int>>> in_layer_order(changed.begin(), changed.end());
   std::sort(in_layer_order.begin(), in_layer_order.end(),
             [](const auto& a, const auto& b) { return a.second.front() < b.second.front(); });
@@ -161,11 +161,12 @@ std::vector<std::string> differences(const Plan& from, const Plan& to, const Mod
 }
 
 std::string numbers_sentence(const Fit& written, const Fit& own, const Request& request) {
-  std::string s = "as written: " + number_text(written.step_time_ms) + " ms per step (the plan: " +
-                  number_text(own.step_time_ms) + " ms), peak " + mib(written.peak_mib) + " on stage " +
-                  std::to_string(written.peak_stage);
+  std::string s = "as written: " + number_text(written.step_time_ms) +
+                  " ms per step (the plan: " + number_text(own.step_time_ms) + " ms), peak " + mib(written.peak_mib) +
+                  " on stage " + std::to_string(written.peak_stage);
   if (request.device.memory_limit_mib)
-    s += std::string(written.feasible ? ", within" : ", over") + " the " + mib(*request.device.memory_limit_mib) + " limit";
+    s += std::string(written.feasible ? ", within" : ", over") + " the " + mib(*request.device.memory_limit_mib) +
+         " limit";
   return s + ".";
 }
 
@@ -208,7 +209,8 @@ std::vector<Candidate> megatron_candidates(const Request& request, const Plan& w
   if (every_body_layer_offers(model, selective)) {
     Plan p = base;
     for (int i = model.body_begin(); i < model.body_end(); ++i) p.recompute[static_cast<size_t>(i)] = selective;
-    out.push_back({"selective recompute of every decoder layer (--recompute-granularity selective)", p, fit_of(request, p)});
+    out.push_back(
+        {"selective recompute of every decoder layer (--recompute-granularity selective)", p, fit_of(request, p)});
   }
   if (!every_body_layer_offers(model, model.option_index("full"))) return out;
   const int longest = longest_stage(base, model);
@@ -252,26 +254,32 @@ std::vector<Candidate> mindformers_candidates(const Request& request, const Plan
   const auto fit_n = [&](int n) -> const Fit& {
     auto it = by_n.find(n);
     if (it == by_n.end())
-      it = by_n.emplace(n, fit_of(request, with_full_first(written, model, std::vector<int>(static_cast<size_t>(V), n)))).first;
+      it =
+          by_n.emplace(n, fit_of(request, with_full_first(written, model, std::vector<int>(static_cast<size_t>(V), n))))
+              .first;
     return it->second;
   };
   std::vector<int> need(static_cast<size_t>(pp), 0);
   for (int s = 0; s < pp; ++s) {
     if (!fit_n(longest).stage_fits[static_cast<size_t>(s)]) {
       out.push_back({"full recompute of every decoder layer (recompute equal to the layers of each stage)",
-                     with_full_first(written, model, std::vector<int>(static_cast<size_t>(V), longest)), fit_n(longest)});
+                     with_full_first(written, model, std::vector<int>(static_cast<size_t>(V), longest)),
+                     fit_n(longest)});
       return out;
     }
     int lo = 0, hi = longest;
     while (lo < hi) {
       const int mid = lo + (hi - lo) / 2;
-      if (fit_n(mid).stage_fits[static_cast<size_t>(s)]) hi = mid;
-      else lo = mid + 1;
+      if (fit_n(mid).stage_fits[static_cast<size_t>(s)])
+        hi = mid;
+      else
+        lo = mid + 1;
     }
     need[static_cast<size_t>(s)] = hi;
   }
   std::vector<int> per_virtual(static_cast<size_t>(V));
-  for (int v = 0; v < V; ++v) per_virtual[static_cast<size_t>(v)] = need[static_cast<size_t>(written.physical_stage(v))];
+  for (int v = 0; v < V; ++v)
+    per_virtual[static_cast<size_t>(v)] = need[static_cast<size_t>(written.physical_stage(v))];
   const Plan p = with_full_first(written, model, per_virtual);
   std::string counts;
   for (size_t s = 0; s < need.size(); ++s) counts += (s ? ", " : "") + std::to_string(need[s]);
@@ -354,18 +362,22 @@ LauncherPlan mindformers_runs(const Plan& plan, const Model& model) {
     for (int i = b; i < e; ++i) {
       const int k = i - b;
       int option = -1;
-      if (k < F) option = full;
+      if (k < F)
+        option = full;
       else if (k < std::min(S, C)) {
         option = both >= 0 ? both : selective;
         if (both < 0) both_as_selective.push_back(i);
-      } else if (k < S) option = selective;
-      else if (k < C) option = comm;
+      } else if (k < S)
+        option = selective;
+      else if (k < C)
+        option = comm;
       assign(out.plan, model, i, option, unpriced);
     }
   }
   if (!both_as_selective.empty())
-    out.caveats.push_back("MindFormers applies both select and select-comm recompute to " + ranges_text(both_as_selective) +
-                          "; the model has no selective_comm option for that, so the estimate prices them as selective.");
+    out.caveats.push_back(
+        "MindFormers applies both select and select-comm recompute to " + ranges_text(both_as_selective) +
+        "; the model has no selective_comm option for that, so the estimate prices them as selective.");
   note_unpriced(unpriced, model, "MindFormers", out.caveats);
   return out;
 }
@@ -387,14 +399,13 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
       which += (which.empty() ? "" : "; ") + option_text(model, option) + " on " + ranges_text(layers);
     out.exported.plan_kept = false;
     out.exported.changes.push_back(
-        "the CSV carries each rank's program (stages, schedule, micro batches) but not recompute: the plan has " + which +
-        "; apply that when building the stages (activation checkpointing), as this estimate assumes.");
+        "the CSV carries each rank's program (stages, schedule, micro batches) but not recompute: the plan has " +
+        which + "; apply that when building the stages (activation checkpointing), as this estimate assumes.");
     return out;
   }
 
   const std::string name = launcher_name(launcher);
-  const LauncherPlan runs =
-      launcher == Launcher::megatron ? megatron_runs(plan, model) : mindformers_runs(plan, model);
+  const LauncherPlan runs = launcher == Launcher::megatron ? megatron_runs(plan, model) : mindformers_runs(plan, model);
   const bool same = same_plan(runs.plan, plan);
   if (same && runs.caveats.empty()) {
     out.exported = exported_of(own, true);
@@ -411,9 +422,8 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
   }
 
   // The written plan differs and does not fit: the fastest plan the launcher expresses that fits.
-  const std::vector<Candidate> candidates = launcher == Launcher::megatron
-                                                ? megatron_candidates(request, runs.plan)
-                                                : mindformers_candidates(request, runs.plan);
+  const std::vector<Candidate> candidates = launcher == Launcher::megatron ? megatron_candidates(request, runs.plan)
+                                                                           : mindformers_candidates(request, runs.plan);
   const Candidate* best = nullptr;
   const Candidate* lowest = nullptr;
   for (const Candidate& c : candidates) {
@@ -425,8 +435,9 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
   for (const std::string& c : runs.reasons.empty() ? changes : runs.reasons) what += (what.empty() ? "" : " ") + c;
   if (!what.empty()) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
   if (!best) {
-    std::string why = name + " cannot run this plan as it is. " + what + " As written it peaks at " + mib(written.peak_mib) +
-                      " on stage " + std::to_string(written.peak_stage) + ", over the " + mib(limit) + " limit";
+    std::string why = name + " cannot run this plan as it is. " + what + " As written it peaks at " +
+                      mib(written.peak_mib) + " on stage " + std::to_string(written.peak_stage) + ", over the " +
+                      mib(limit) + " limit";
     if (lowest)
       why += ", and no plan " + name + " can express with this partition fits: the best, " + lowest->label +
              ", peaks at " + mib(lowest->fit.peak_mib) + " on stage " + std::to_string(lowest->fit.peak_stage) + ".";
@@ -438,10 +449,10 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
   out.plan = best->plan;
   out.replaced = true;
   out.exported = exported_of(best->fit, false);
-  out.exported.changes.push_back(name + " cannot express the plan as it is, and as written it would peak at " +
-                                 mib(written.peak_mib) + " on stage " + std::to_string(written.peak_stage) + ", over the " +
-                                 mib(limit) + " limit; written instead, the fastest plan it expresses that fits: " +
-                                 best->label + ".");
+  out.exported.changes.push_back(
+      name + " cannot express the plan as it is, and as written it would peak at " + mib(written.peak_mib) +
+      " on stage " + std::to_string(written.peak_stage) + ", over the " + mib(limit) +
+      " limit; written instead, the fastest plan it expresses that fits: " + best->label + ".");
   for (std::string& c : differences(plan, best->plan, model, name)) out.exported.changes.push_back(std::move(c));
   out.exported.changes.insert(out.exported.changes.end(), runs.caveats.begin(), runs.caveats.end());
   out.exported.changes.push_back(numbers_sentence(best->fit, own, request));

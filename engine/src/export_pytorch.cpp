@@ -61,16 +61,18 @@ ExportOutput export_pytorch(const Plan& plan) {
   for (int v = 0; v < plan.virtual_stages(); ++v) stage_to_rank.push_back(plan.physical_stage(v));
 
   json notes = json::array();
-  notes.push_back("load the CSV with _PipelineScheduleRuntime._load_csv(path) (format \"compute_only\"), which checks "
-                  "it and adds the sends and receives; each rank must hold the stages its row names");
+  notes.push_back(
+      "load the CSV with _PipelineScheduleRuntime._load_csv(path) (format \"compute_only\"), which checks "
+      "it and adds the sends and receives; each rank must hold the stages its row names");
   if (is_v_shape(plan.schedule))
     notes.push_back(std::string(schedule_name(plan.schedule)) +
                     " places stage i >= pp on rank 2 pp - 1 - i (a V, PyTorch's style \"v\"); the loader reads this "
                     "placement from the CSV, so build rank r's two stages as stage r and stage 2 pp - 1 - r");
   if (plan.schedule == Schedule::dualpipev)
-    notes.push_back("PyTorch's runtime runs the two halves of an OVERLAP_F_B action one after the other unless a "
-                    "function that overlaps them is registered for OVERLAP_F_B (register_custom_function); the "
-                    "simulated F&B time assumes they overlap");
+    notes.push_back(
+        "PyTorch's runtime runs the two halves of an OVERLAP_F_B action one after the other unless a "
+        "function that overlaps them is registered for OVERLAP_F_B (register_custom_function); the "
+        "simulated F&B time assumes they overlap");
   ExportOutput out;
   out.json = {{"actions", std::move(actions)},
               {"format", "compute_only"},

@@ -40,8 +40,9 @@ CommandOutput pass_through(const json& model, const std::string& path, Diagnosti
 CommandOutput run_import(const json& document) {
   Diagnostics d;
   if (!document.is_object()) {
-    d.error("TYPE_MISMATCH", "", "the import request must be a JSON object: a SAPP layer file, {\"sapp\": ...}, "
-                                 "{\"transformer\": ...} or a ppb.model.v1 document.");
+    d.error("TYPE_MISMATCH", "",
+            "the import request must be a JSON object: a SAPP layer file, {\"sapp\": ...}, "
+            "{\"transformer\": ...} or a ppb.model.v1 document.");
     return invalid(d);
   }
   const bool sapp_itself = is_sapp_file(document);

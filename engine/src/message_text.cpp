@@ -68,12 +68,12 @@ bool plain_code_point(long cp) {
   if (cp < 0x80)
     return cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&' && cp != '"' && cp != '\'' && cp != '`' &&
            cp != '\\';
-  if (cp < 0xa0) return false;                                  // C1 controls
-  if (cp >= 0x200b && cp <= 0x200f) return false;               // zero-width characters and direction marks
-  if (cp >= 0x2028 && cp <= 0x202e) return false;               // line and paragraph separators, embeddings
-  if (cp >= 0x2060 && cp <= 0x206f) return false;               // invisible operators, isolates
+  if (cp < 0xa0) return false;                                       // C1 controls
+  if (cp >= 0x200b && cp <= 0x200f) return false;                    // zero-width characters and direction marks
+  if (cp >= 0x2028 && cp <= 0x202e) return false;                    // line and paragraph separators, embeddings
+  if (cp >= 0x2060 && cp <= 0x206f) return false;                    // invisible operators, isolates
   if (cp == 0xfeff || (cp >= 0xfff9 && cp <= 0xfffb)) return false;  // byte order mark, annotations
-  return cp != 0xad && cp != 0x061c;                            // soft hyphen, Arabic letter mark
+  return cp != 0xad && cp != 0x061c;                                 // soft hyphen, Arabic letter mark
 }
 
 // Text a message may repeat as it is, so a message shown as HTML or pasted into a shell or a

@@ -34,7 +34,8 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
   r["span_ms"] = e.span_ms;
   json per_stage = json::array();
   for (const auto& st : e.stages) per_stage.push_back(st.time.bubble_ms);
-  r["bubble"] = {{"fraction", e.bubble_fraction}, {"span_fraction", e.bubble_span_fraction}, {"per_stage_ms", per_stage}};
+  r["bubble"] = {
+      {"fraction", e.bubble_fraction}, {"span_fraction", e.bubble_span_fraction}, {"per_stage_ms", per_stage}};
   r["imbalance"] = {{"max_over_mean", e.imbalance_max_over_mean}, {"max_minus_min_ms", e.imbalance_max_minus_min_ms}};
   r["stage_partition"] = stage_partition_of(plan);
   r["stage_layers"] = plan.stage_layers;
@@ -92,9 +93,8 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
   if (include_timeline) {
     json timeline = json::array();
     for (const auto& op : e.simulation.timeline) {
-      json entry = {{"stage", op.stage},           {"virtual_stage", op.virtual_stage},
-                    {"micro_batch", op.micro_batch}, {"op", op_name(op.kind)},
-                    {"start_ms", op.start_ms},     {"end_ms", op.end_ms}};
+      json entry = {{"stage", op.stage},      {"virtual_stage", op.virtual_stage}, {"micro_batch", op.micro_batch},
+                    {"op", op_name(op.kind)}, {"start_ms", op.start_ms},           {"end_ms", op.end_ms}};
       // A backward whose W runs apart computes only the input gradient; an F&B pair also names its backward.
       if (op.kind == OpKind::B || op.kind == OpKind::FB) entry["weight_apart"] = op.weight_apart;
       if (op.kind == OpKind::FB) {

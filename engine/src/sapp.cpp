@@ -60,8 +60,8 @@ struct Entry {
 // One entry of layers_description; nothing when it has an error (already reported).
 std::optional<Entry> read_entry(const json& object, const std::string& path, Diagnostics& d) {
   if (!object.is_object()) {
-    d.error("TYPE_MISMATCH", path, "each layers_description entry must be an object, not " +
-                                       std::string(type_name(object)) + ".");
+    d.error("TYPE_MISMATCH", path,
+            "each layers_description entry must be an object, not " + std::string(type_name(object)) + ".");
     return std::nullopt;
   }
   const std::size_t errors_before = d.errors().size();
@@ -69,21 +69,24 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
   Entry entry;
 
   const auto name = r.string("name");
-  if (!name && !r.has("name"))
-    d.error("REQUIRED", r.at("name"), "each layers_description entry needs a \"name\".");
+  if (!name && !r.has("name")) d.error("REQUIRED", r.at("name"), "each layers_description entry needs a \"name\".");
   const std::string label = name ? "\"" + *name + "\"" : "entry " + path.substr(path.rfind('/') + 1);
 
   const auto type = r.string("type");
   if (!type && !r.has("type")) {
     d.error("REQUIRED", r.at("type"), "layer " + label + " needs a \"type\": HEAD, BODY or TAIL.");
   } else if (type) {
-    if (*type == "HEAD") entry.type = SappType::head;
-    else if (*type == "BODY") entry.type = SappType::body;
-    else if (*type == "TAIL") entry.type = SappType::tail;
+    if (*type == "HEAD")
+      entry.type = SappType::head;
+    else if (*type == "BODY")
+      entry.type = SappType::body;
+    else if (*type == "TAIL")
+      entry.type = SappType::tail;
     else {
       d.error("SAPP_TYPE_UNKNOWN", r.at("type"),
-              "layer " + label + " has type " + quoted_input(*type) + "; SAPP knows HEAD (pinned first), BODY "
-              "(repeated nb_layer times) and TAIL (pinned last).");
+              "layer " + label + " has type " + quoted_input(*type) +
+                  "; SAPP knows HEAD (pinned first), BODY "
+                  "(repeated nb_layer times) and TAIL (pinned last).");
     }
   }
   const bool body = entry.type == SappType::body;
@@ -96,7 +99,8 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
   const std::int64_t max_layers = limits::max_layers;
   const auto nb_layer = r.integer("nb_layer", {1, max_layers, "LAYER_LIMIT"});
   if (known_body && !nb_layer && !r.has("nb_layer"))
-    d.error("REQUIRED", r.at("nb_layer"), "BODY layer " + label + " needs \"nb_layer\" (how many such layers the model has).");
+    d.error("REQUIRED", r.at("nb_layer"),
+            "BODY layer " + label + " needs \"nb_layer\" (how many such layers the model has).");
   if (!body && nb_layer && *nb_layer != 1)
     d.warning("SAPP_NB_LAYER_IGNORED", r.at("nb_layer"),
               "SAPP counts a HEAD or TAIL entry once whatever its nb_layer; " + label + " is imported as one layer.");
@@ -108,8 +112,9 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     for (const char* field : kBodyOnlyFields)
       if (r.has(field))
         d.warning("SAPP_FIELD_IGNORED", r.at(field),
-                  std::string("SAPP reads ") + field + " on BODY entries only; on HEAD and TAIL it uses time and "
-                  "memory_parameter, and so does this import.");
+                  std::string("SAPP reads ") + field +
+                      " on BODY entries only; on HEAD and TAIL it uses time and "
+                      "memory_parameter, and so does this import.");
     if (d.errors().size() != errors_before) return std::nullopt;
     // SAPP prices a HEAD or TAIL as `time` forward and 2 x `time` backward
     // (sapp_solver.py, _max_stage_bound_head_tail), and holds no activation for it.
@@ -165,9 +170,12 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
       continue;
     }
     double extra_ms = 0;
-    if (kind.time && *kind.time > 0) extra_ms = *kind.time - backward_ms;
-    else if (explicit_backward) extra_ms = (1 + kind.coef.value_or(spec.default_coef)) * base_ms - backward_ms;
-    else extra_ms = (kind.coef.value_or(spec.default_coef) - backward_coef.value_or(0)) * base_ms;
+    if (kind.time && *kind.time > 0)
+      extra_ms = *kind.time - backward_ms;
+    else if (explicit_backward)
+      extra_ms = (1 + kind.coef.value_or(spec.default_coef)) * base_ms - backward_ms;
+    else
+      extra_ms = (kind.coef.value_or(spec.default_coef) - backward_coef.value_or(0)) * base_ms;
     if (extra_ms < 0) {
       d.warning("SAPP_RECOMPUTE_FASTER", r.at(kind.time && *kind.time > 0 ? spec.time_field : spec.coef_field),
                 std::string("\"") + spec.option + "\" recompute of " + label + " would make the backward " +
@@ -180,9 +188,10 @@ std::optional<Entry> read_entry(const json& object, const std::string& path, Dia
     layer["recompute"] = recompute;
     if (!memory_activation)
       d.warning("SAPP_ACTIVATION_MISSING", r.at("memory_activation"),
-                "BODY layer " + label + " offers recompute but has no memory_activation: SAPP then never runs it "
-                "without recompute, while here no recompute is always allowed and is taken to keep 0 MiB. "
-                "Give memory_activation.");
+                "BODY layer " + label +
+                    " offers recompute but has no memory_activation: SAPP then never runs it "
+                    "without recompute, while here no recompute is always allowed and is taken to keep 0 MiB. "
+                    "Give memory_activation.");
   }
   entry.layer = std::move(layer);
   entry.layers = *nb_layer;
@@ -195,8 +204,8 @@ bool is_sapp_file(const json& document) { return document.is_object() && documen
 
 std::optional<json> sapp_model(const json& file, const std::string& path, Diagnostics& d) {
   if (!file.is_object()) {
-    d.error("TYPE_MISMATCH", path, "a SAPP layer description file is a JSON object, not " +
-                                       std::string(type_name(file)) + ".");
+    d.error("TYPE_MISMATCH", path,
+            "a SAPP layer description file is a JSON object, not " + std::string(type_name(file)) + ".");
     return std::nullopt;
   }
   const std::size_t errors_before = d.errors().size();
@@ -214,8 +223,8 @@ std::optional<json> sapp_model(const json& file, const std::string& path, Diagno
   }
   const std::string list_path = r.at("layers_description");
   if (!description->is_array()) {
-    d.error("TYPE_MISMATCH", list_path, "layers_description must be an array, not " +
-                                            std::string(type_name(*description)) + ".");
+    d.error("TYPE_MISMATCH", list_path,
+            "layers_description must be an array, not " + std::string(type_name(*description)) + ".");
     return std::nullopt;
   }
   if (description->empty()) {
@@ -223,8 +232,9 @@ std::optional<json> sapp_model(const json& file, const std::string& path, Diagno
     return std::nullopt;
   }
   if (static_cast<std::int64_t>(description->size()) > limits::max_layers) {
-    d.error("LAYER_LIMIT", list_path, "layers_description has " + std::to_string(description->size()) +
-                                          " entries, above the cap of " + std::to_string(limits::max_layers) + ".");
+    d.error("LAYER_LIMIT", list_path,
+            "layers_description has " + std::to_string(description->size()) + " entries, above the cap of " +
+                std::to_string(limits::max_layers) + ".");
     return std::nullopt;
   }
 

@@ -58,8 +58,9 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
   const std::string pp = std::to_string(shape.pp_degree);
   if (shape.schedule == Schedule::interleaved_1f1b) {
     if (shape.vpp_degree < 2)
-      problems.push_back({"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
-                          "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
+      problems.push_back(
+          {"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
+           "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
     if (shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree != 0)
       problems.push_back({"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
                           "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
@@ -67,18 +68,22 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
   } else if (is_v_shape(shape.schedule)) {
     if (shape.vpp_degree != 2)
       problems.push_back({"SCHEDULE_NEEDS_TWO_CHUNKS", "/pipeline/vpp_degree",
-                          name + " runs exactly two model chunks per stage (the V shape), so vpp_degree must be 2 "
-                                 "or left out; it is " + vpp + "."});
+                          name +
+                              " runs exactly two model chunks per stage (the V shape), so vpp_degree must be 2 "
+                              "or left out; it is " +
+                              vpp + "."});
     // DualPipeV.step asserts num_chunks >= 2 x num_ranks (deepseek-ai/DualPipe, dualpipev.py).
     if (shape.schedule == Schedule::dualpipev && shape.micro_batch_num < 2LL * shape.pp_degree)
-      problems.push_back({"MICRO_BATCH_TOO_FEW", "/pipeline/micro_batch_num",
-                          "dualpipev needs micro_batch_num of at least 2 x pp_degree = " +
-                              std::to_string(2LL * shape.pp_degree) + " (DualPipeV's own condition); it is " + m +
-                              ". Raise micro_batch_num or lower pp_degree."});
+      problems.push_back(
+          {"MICRO_BATCH_TOO_FEW", "/pipeline/micro_batch_num",
+           "dualpipev needs micro_batch_num of at least 2 x pp_degree = " + std::to_string(2LL * shape.pp_degree) +
+               " (DualPipeV's own condition); it is " + m + ". Raise micro_batch_num or lower pp_degree."});
   } else if (shape.vpp_degree > 1) {
     problems.push_back({"VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
-                        "vpp_degree " + vpp + " needs schedule \"interleaved_1f1b\" (or, for two chunks, \"zbv\" or "
-                        "\"dualpipev\"); \"" + name + "\" runs one model chunk per stage."});
+                        "vpp_degree " + vpp +
+                            " needs schedule \"interleaved_1f1b\" (or, for two chunks, \"zbv\" or "
+                            "\"dualpipev\"); \"" +
+                            name + "\" runs one model chunk per stage."});
   }
   return problems;
 }

@@ -34,8 +34,8 @@ class DualPipeVRank {
   // One overlapped pair: forward on `f_chunk`, full backward on the other chunk.
   void fb(int f_chunk) {
     const int b_chunk = 1 - f_chunk;
-    ops_.push_back({OpKind::FB, false, chunk_[f_chunk], static_cast<std::int32_t>(next_f_[f_chunk]++),
-                    chunk_[b_chunk], static_cast<std::int32_t>(next_b_[b_chunk]++)});
+    ops_.push_back({OpKind::FB, false, chunk_[f_chunk], static_cast<std::int32_t>(next_f_[f_chunk]++), chunk_[b_chunk],
+                    static_cast<std::int32_t>(next_b_[b_chunk]++)});
   }
   std::vector<Op> take() { return std::move(ops_); }
 

@@ -76,7 +76,8 @@ class Simulation {
     result.step_time_ms = 0;
     for (int s = 0; s < pp_; ++s) {
       auto& out = result.stages[static_cast<std::size_t>(s)];
-      const double tail = static_cast<std::size_t>(s) < in_.stage_tail_ms.size() ? in_.stage_tail_ms[static_cast<std::size_t>(s)] : 0.0;
+      const double tail =
+          static_cast<std::size_t>(s) < in_.stage_tail_ms.size() ? in_.stage_tail_ms[static_cast<std::size_t>(s)] : 0.0;
       out.busy_ms += tail;
       result.step_time_ms = std::max(result.step_time_ms, out.end_ms + tail);
       result.span_ms = std::max(result.span_ms, out.end_ms + tail - out.start_ms);
@@ -294,8 +295,8 @@ class Simulation {
   const Program* program_ = nullptr;
   std::vector<double> f_end_, b_end_;  // per (virtual stage, micro batch): forward end, input-gradient end
   std::vector<std::int64_t> full_held_, weight_held_;  // per virtual stage
-  std::vector<int> stage_of_;  // physical stage of each virtual stage
-  std::vector<int> chunks_;    // virtual stages of each physical stage, [s * vpp + chunk]
+  std::vector<int> stage_of_;                          // physical stage of each virtual stage
+  std::vector<int> chunks_;                            // virtual stages of each physical stage, [s * vpp + chunk]
   std::vector<StageState> stages_;
   std::vector<int> ready_;
   bool aborted_ = false;

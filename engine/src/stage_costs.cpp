@@ -34,8 +34,10 @@ std::vector<VirtualStageCost> virtual_stage_costs(const Model& model, const Devi
     const int end = starts[static_cast<std::size_t>(v) + 1];
     const bool crosses = v + 1 < virtual_stages && plan.physical_stage(v) != plan.physical_stage(v + 1);
     // An empty virtual stage forwards what it received: the last layer before it sets the size.
-    if (crosses && end > 0) c.send_ms = transfer_ms(device, model.layers[static_cast<std::size_t>(end) - 1].send_mib);
-    else if (crosses) c.send_ms = device.p2p_latency_ms;
+    if (crosses && end > 0)
+      c.send_ms = transfer_ms(device, model.layers[static_cast<std::size_t>(end) - 1].send_mib);
+    else if (crosses)
+      c.send_ms = device.p2p_latency_ms;
   }
   return costs;
 }

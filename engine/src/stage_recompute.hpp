@@ -50,8 +50,8 @@ class StageRecompute {
     const double *statics, *act, *least_act;  // prefix sums
   };
   [[nodiscard]] OneChunk one_chunk(int s) const {
-    return {problem_.held_at(problem_.virtual_of(s, 0)), problem_.limit_for(s), problem_.prefix_static.data(), problem_.prefix_act.data(),
-            problem_.prefix_least_act.data()};
+    return {problem_.held_at(problem_.virtual_of(s, 0)), problem_.limit_for(s), problem_.prefix_static.data(),
+            problem_.prefix_act.data(), problem_.prefix_least_act.data()};
   }
   // stage_extra of the one chunk [a, b), without `chosen`: the same arithmetic, small and inline.
   // With `exact` false, a lower bound without frontiers: 0 when the most-saving options fit (the

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "ppb/version.hpp"
 #include "ppb/limits.hpp"
 #include "ppb/schedule.hpp"
+#include "ppb/version.hpp"
 
 namespace ppb {
 

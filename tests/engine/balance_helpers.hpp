@@ -31,8 +31,8 @@ struct Exhaustive {
 
 // Every contiguous partition (non-empty stages, pins respected) and every recompute assignment of
 // every layer among "none" and the options allowed, each simulated.
-inline Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options,
-                      const std::vector<StageComponent>& components = {}) {
+inline Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape,
+                             const std::vector<int>& options, const std::vector<StageComponent>& components = {}) {
   Exhaustive out;
   const int L = model.layer_count(), V = shape.virtual_stages();
   std::vector<int> stage_layers(static_cast<std::size_t>(V));

@@ -153,8 +153,8 @@ Model kinds_model(std::mt19937& rng, int layers, int kinds, bool low_weight_acti
 double assignments(const Model& model) {
   double n = 1;
   for (const auto& l : model.layers)
-    n *= 1.0 + static_cast<double>(std::count_if(l.recompute.begin(), l.recompute.end(),
-                                                 [](const auto& r) { return r.has_value(); }));
+    n *= 1.0 + static_cast<double>(
+                   std::count_if(l.recompute.begin(), l.recompute.end(), [](const auto& r) { return r.has_value(); }));
   return n;
 }
 
@@ -239,13 +239,20 @@ void check_trial(const Model& model, const Device& device, const Plan& shape, co
 // be, and must say why.
 TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
   const std::vector<Case> cases = {
-      {Schedule::gpipe, 2, 1, {1, 2, 4}},           {Schedule::gpipe, 3, 1, {2, 3, 6}},
-      {Schedule::one_f_one_b, 2, 1, {1, 3, 6}},     {Schedule::one_f_one_b, 3, 1, {2, 4, 8}},
-      {Schedule::interleaved_1f1b, 2, 2, {2, 4, 6}}, {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
-      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},    {Schedule::zb_h1, 2, 1, {1, 3, 6}},
-      {Schedule::zb_h1, 3, 1, {2, 4, 8}},            {Schedule::zb_h2, 2, 1, {2, 4, 6}},
-      {Schedule::zb_h2, 3, 1, {3, 6, 8}},            {Schedule::zbv, 2, 2, {1, 2, 4, 6}},
-      {Schedule::zbv, 3, 2, {3, 6}},                 {Schedule::dualpipev, 2, 2, {4, 6, 8}},
+      {Schedule::gpipe, 2, 1, {1, 2, 4}},
+      {Schedule::gpipe, 3, 1, {2, 3, 6}},
+      {Schedule::one_f_one_b, 2, 1, {1, 3, 6}},
+      {Schedule::one_f_one_b, 3, 1, {2, 4, 8}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4, 6}},
+      {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
+      {Schedule::zb_h1, 2, 1, {1, 3, 6}},
+      {Schedule::zb_h1, 3, 1, {2, 4, 8}},
+      {Schedule::zb_h2, 2, 1, {2, 4, 6}},
+      {Schedule::zb_h2, 3, 1, {3, 6, 8}},
+      {Schedule::zbv, 2, 2, {1, 2, 4, 6}},
+      {Schedule::zbv, 3, 2, {3, 6}},
+      {Schedule::dualpipev, 2, 2, {4, 6, 8}},
       {Schedule::dualpipev, 3, 2, {6, 8}},
   };
   std::mt19937 rng(20261201);
@@ -282,14 +289,13 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
                                 std::to_string(trial);
       check_trial(model, device, shape, options, exact_memory, label, tally);
     }
-    const std::string name = std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " vpp " +
-                             std::to_string(c.vpp);
+    const std::string name =
+        std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " vpp " + std::to_string(c.vpp);
     // Each case must exercise feasible plans, and prove every one it charges exactly.
     EXPECT_GE(tally.feasible, 15) << name;
     EXPECT_EQ(tally.proven_exact, tally.exact_memory) << name;
   }
 }
-
 
 // The least recompute time of physical stage s holding layers [a, b) whose peak memory, as the
 // estimate reports it, fits the limit: every assignment of the range's layers tried, the other layers
@@ -302,7 +308,8 @@ double least_stage_extra(const Model& model, const Device& device, const Plan& p
   std::function<void(int, double)> choose = [&](int i, double extra) {
     if (i == b) {
       const Estimate e = estimate(model, device, trial, false);
-      if (e.stages[static_cast<std::size_t>(s)].memory.peak_mib <= *device.memory_limit_mib + 1e-9) best = std::min(best, extra);
+      if (e.stages[static_cast<std::size_t>(s)].memory.peak_mib <= *device.memory_limit_mib + 1e-9)
+        best = std::min(best, extra);
       return;
     }
     trial.recompute[static_cast<std::size_t>(i)] = -1;
@@ -323,7 +330,8 @@ double least_stage_extra(const Model& model, const Device& device, const Plan& p
 // that fits its memory (found by trying every assignment of its layers), because the step time grows
 // with every backward and a stage's memory depends on its own layers alone (the two facts of
 // docs/ppb.md). The least of these over every partition is then the optimum. One chunk per stage.
-double independent_optimum(const Model& model, const Device& device, const Plan& shape, const std::vector<int>& options) {
+double independent_optimum(const Model& model, const Device& device, const Plan& shape,
+                           const std::vector<int>& options) {
   const int L = model.layer_count(), pp = shape.pp_degree;
   double best = std::numeric_limits<double>::infinity();
   std::vector<int> sizes(static_cast<std::size_t>(pp));

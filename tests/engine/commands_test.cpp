@@ -47,17 +47,22 @@ TEST(Commands, EstimatesTheBundledExample) {
 // characters, non-ASCII and markup (the ones written through dump()), and an error response.
 TEST(Commands, ResponsesAreExactlyWhatDumpWrites) {
   json layers = json::array();
-  layers.push_back({{"name", "emb \"quoted\" \\ \t\u00e9\u4e2d <b>"}, {"pin", "first"}, {"forward_ms", 0.1},
-                    {"static_mib", 1e-7}});
-  layers.push_back({{"name", "decoder"}, {"count", 6}, {"forward_ms", 1.0 / 3}, {"backward_ms", 123456789.125},
-                    {"activation_mib", 2.5e-300}, {"send_mib", 8},
+  layers.push_back(
+      {{"name", "emb \"quoted\" \\ \t\u00e9\u4e2d <b>"}, {"pin", "first"}, {"forward_ms", 0.1}, {"static_mib", 1e-7}});
+  layers.push_back({{"name", "decoder"},
+                    {"count", 6},
+                    {"forward_ms", 1.0 / 3},
+                    {"backward_ms", 123456789.125},
+                    {"activation_mib", 2.5e-300},
+                    {"send_mib", 8},
                     {"recompute", {{"full", {{"activation_mib", 0}, {"extra_ms", 1e-3}}}}}});
   layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 7}});
-  const json request = {{"model", {{"name", "m\u00fcll"}, {"layers", layers}}},
-                        {"device", {{"memory_limit_mib", 1}}},
-                        {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 3}, {"include_timeline", true},
-                                      {"recompute", {{"full", {1, 2}}}}}},
-                        {"unknown", {{"x", nullptr}}}};
+  const json request = {
+      {"model", {{"name", "m\u00fcll"}, {"layers", layers}}},
+      {"device", {{"memory_limit_mib", 1}}},
+      {"pipeline",
+       {{"pp_degree", 2}, {"micro_batch_num", 3}, {"include_timeline", true}, {"recompute", {{"full", {1, 2}}}}}},
+      {"unknown", {{"x", nullptr}}}};
   for (const char* command : {"estimate", "balance", "search", "export"}) {
     json r = request;
     if (std::string(command) == "export") r["export"] = {{"to", "chrome-trace"}};
@@ -111,8 +116,12 @@ namespace {
 
 // A transformer description stands wherever a model does: the estimate runs on its generated layers.
 TEST(Commands, TransformerDescriptionStandsForTheModel) {
-  const json req = {{"transformer", {{"num_layers", 8}, {"hidden_size", 1024}, {"num_attention_heads", 16},
-                                     {"vocab_size", 32000}, {"seq_length", 1024}}},
+  const json req = {{"transformer",
+                     {{"num_layers", 8},
+                      {"hidden_size", 1024},
+                      {"num_attention_heads", 16},
+                      {"vocab_size", 32000},
+                      {"seq_length", 1024}}},
                     {"training", {{"micro_batch_size", 1}}},
                     {"device", {{"peak_tflops", 989}}},
                     {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}}}};
@@ -143,14 +152,22 @@ TEST(Commands, UnknownFieldsAreOneWarningEverywhere) {
   balance["balance"] = {{hostile, 1}, {"colour", 2}};
   json exported = estimate_request;
   exported["export"] = {{"to", "megatron"}, {hostile, 1}, {"colour", 2}};
-  const json transformer = {{"transformer", {{"num_layers", 4}, {"hidden_size", 256}, {"num_attention_heads", 4},
-                                             {"vocab_size", 1024}, {"seq_length", 128}, {hostile, 1}, {"colour", 2}}},
+  const json transformer = {{"transformer",
+                             {{"num_layers", 4},
+                              {"hidden_size", 256},
+                              {"num_attention_heads", 4},
+                              {"vocab_size", 1024},
+                              {"seq_length", 128},
+                              {hostile, 1},
+                              {"colour", 2}}},
                             {"device", {{"peak_tflops", 100}}}};
-  const json sapp_file = {{"layers_description",
-                           {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}, {hostile, 1}, {"colour", 2}}}}};
-  const json wrapped = {{"sapp", {{"layers_description", {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}}}}}},
-                        {hostile, 1},
-                        {"colour", 2}};
+  const json sapp_file = {
+      {"layers_description",
+       {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}, {hostile, 1}, {"colour", 2}}}}};
+  const json wrapped = {
+      {"sapp", {{"layers_description", {{{"name", "decoder"}, {"type", "BODY"}, {"time", 1}, {"nb_layer", 4}}}}}},
+      {hostile, 1},
+      {"colour", 2}};
   const std::string escaped = "<img src=x onerror=alert(1)>";  // holds no "/" or "~": the path keeps it as is
   const struct {
     const char* command;
@@ -176,7 +193,8 @@ TEST(Commands, UnknownFieldsAreOneWarningEverywhere) {
     std::vector<std::string> paths;
     for (const json& w : warnings) paths.push_back(w["path"]);
     EXPECT_NE(std::find(paths.begin(), paths.end(), c.section + "/" + escaped), paths.end()) << r.dump();
-    const auto colour = std::find_if(warnings.begin(), warnings.end(), [&](const json& w) { return w["path"] == c.section + "/colour"; });
+    const auto colour = std::find_if(warnings.begin(), warnings.end(),
+                                     [&](const json& w) { return w["path"] == c.section + "/colour"; });
     ASSERT_NE(colour, warnings.end()) << r.dump();
     EXPECT_EQ((*colour)["message"], "field \"colour\" is not part of " + c.owner + " and was ignored.");
   }
@@ -188,7 +206,9 @@ TEST(Commands, RejectedValuesAreNotRepeatedWhenHostile) {
               {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 2}, {"schedule", "<b>2f2b</b>"}}}};
   json r = run("estimate", req);
   ASSERT_TRUE(has_error(r, "SCHEDULE_UNKNOWN", "/pipeline/schedule")) << r.dump();
-  EXPECT_EQ(r["errors"][0]["message"].get<std::string>().rfind("schedule (a 11-byte text, not repeated here) is not known", 0), 0u)
+  EXPECT_EQ(r["errors"][0]["message"].get<std::string>().rfind(
+                "schedule (a 11-byte text, not repeated here) is not known", 0),
+            0u)
       << r.dump();
   req["pipeline"]["schedule"] = "2f2b";
   r = run("estimate", req);
@@ -199,11 +219,12 @@ TEST(Commands, RejectedValuesAreNotRepeatedWhenHostile) {
 // 10 MiB are held from F's start; at B's end the 6 MiB W does not need are freed, the 4 MiB of
 // weight_activation_mib at W's end (interface: "the part W needs ... until the end of its W").
 TEST(Commands, WeightActivationIsHeldUntilWAndTheSpanIsReported) {
-  const json layer = {{"name", "l"},      {"forward_ms", 1},      {"backward_ms", 2},
-                      {"weight_backward_ms", 1}, {"activation_mib", 10}, {"weight_activation_mib", 4}};
-  const json request = {{"model", {{"layers", {layer}}}},
-                        {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}, {"schedule", "zb_h1"},
-                                      {"include_timeline", true}}}};
+  const json layer = {{"name", "l"},          {"forward_ms", 1},
+                      {"backward_ms", 2},     {"weight_backward_ms", 1},
+                      {"activation_mib", 10}, {"weight_activation_mib", 4}};
+  const json request = {
+      {"model", {{"layers", {layer}}}},
+      {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}, {"schedule", "zb_h1"}, {"include_timeline", true}}}};
   const json r = run("estimate", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const json& result = r["result"];
@@ -239,8 +260,8 @@ TEST(Commands, WeightActivationIsHeldUntilWAndTheSpanIsReported) {
 TEST(Commands, CostPartsCannotExceedTheirWholes) {
   const json layer = {{"name", "l"},          {"forward_ms", 1},        {"backward_ms", 2},
                       {"activation_mib", 10}, {"forward_comm_ms", 1.5}, {"backward_comm_ms", 2}};
-  const json r = run("estimate", {{"model", {{"layers", {layer}}}},
-                                  {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}}}});
+  const json r =
+      run("estimate", {{"model", {{"layers", {layer}}}}, {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}}}});
   EXPECT_TRUE(has_error(r, "COST_PART_EXCEEDS", "/model/layers/0/forward_comm_ms")) << r.dump();
   EXPECT_FALSE(has_error(r, "COST_PART_EXCEEDS", "/model/layers/0/backward_comm_ms"));  // equal is allowed
 }

@@ -43,7 +43,8 @@ TEST(Compare, EverySchedulePresentWithReasonsOrFigures) {
     EXPECT_EQ(row.runs, !excluded) << schedule_name(row.schedule);
     if (!row.runs) {
       ASSERT_EQ(row.problems.size(), 1u);
-      EXPECT_EQ(row.problems[0].code, row.schedule == Schedule::dualpipev ? "MICRO_BATCH_TOO_FEW" : "MICRO_BATCH_NOT_MULTIPLE");
+      EXPECT_EQ(row.problems[0].code,
+                row.schedule == Schedule::dualpipev ? "MICRO_BATCH_TOO_FEW" : "MICRO_BATCH_NOT_MULTIPLE");
       continue;
     }
     Request own = r;

@@ -147,7 +147,11 @@ namespace {
 // stage 1 runs F0 [1,2], B0 [2,4], F1 [4,5], B1 [5,7]. With a synchronisation of 1 ms after stage 0
 // and 5 ms after stage 1, the step ends at max(9 + 1, 7 + 5) = 12 ms.
 TEST(Estimate, OutsideComponentsAddByName) {
-  json layers = {{{"name", "l"}, {"count", 2}, {"forward_ms", 0.75}, {"backward_ms", 1.5}, {"static_mib", 10},
+  json layers = {{{"name", "l"},
+                  {"count", 2},
+                  {"forward_ms", 0.75},
+                  {"backward_ms", 1.5},
+                  {"static_mib", 10},
                   {"components", {{"tp_comm", {{"forward_ms", 0.25}, {"backward_ms", 0.5}, {"static_mib", 5}}}}}}};
   json req = {{"model", {{"layers", layers}}},
               {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 2}}},

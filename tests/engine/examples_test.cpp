@@ -52,8 +52,8 @@ TEST(Examples, DirectoryHoldsTheDocumentedExamples) {
   const auto files = example_files();
   std::vector<std::string> names;
   for (const auto& f : files) names.push_back(f.filename().string());
-  for (const char* expected : {"dense-8l.json", "dense-profiled-24l.json", "llama2-70b.json", "moe-16x.json",
-                               "sapp-llama-80l.json"})
+  for (const char* expected :
+       {"dense-8l.json", "dense-profiled-24l.json", "llama2-70b.json", "moe-16x.json", "sapp-llama-80l.json"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 

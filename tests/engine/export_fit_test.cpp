@@ -180,7 +180,8 @@ TEST(ExportFit, MindFormersRefusesWhenNothingItExpressesFits) {
   const json r = run("export", request({{"offload", {4, 4}}}, 405, "mindformers"));
   ASSERT_TRUE(has_error(r, "EXPORT_PLAN_DOES_NOT_FIT", "/export/to")) << r.dump();
   const std::string message = r["errors"][0]["message"];
-  EXPECT_NE(message.find("Layers 0-7: no recompute as written, offload recompute in the plan."), std::string::npos) << message;
+  EXPECT_NE(message.find("Layers 0-7: no recompute as written, offload recompute in the plan."), std::string::npos)
+      << message;
   EXPECT_NE(message.find("peaks at 408 MiB on stage 0"), std::string::npos) << message;
 }
 
@@ -196,8 +197,10 @@ TEST(ExportFit, MindFormersSaysAVShapedPlanRunsAnotherSplit) {
   EXPECT_EQ(r["result"]["json"]["offset"], json({{-1, 0}, {0, 1}}));  // against 8 // 4 = 2
   const json& exported = r["result"]["exported"];
   EXPECT_FALSE(exported["plan_kept"]);
-  EXPECT_TRUE(has_change(exported, "MindFormers runs the interleaved_1f1b schedule, not the plan's zbv.")) << exported.dump();
-  EXPECT_TRUE(has_change(exported, "the virtual stages hold 1, 2, 2, 3 layers (stage_layers), not the plan's 1, 2, 3, 2."));
+  EXPECT_TRUE(has_change(exported, "MindFormers runs the interleaved_1f1b schedule, not the plan's zbv."))
+      << exported.dump();
+  EXPECT_TRUE(
+      has_change(exported, "the virtual stages hold 1, 2, 2, 3 layers (stage_layers), not the plan's 1, 2, 3, 2."));
 }
 
 // The PyTorch CSV carries the partition and the schedule, not recompute: a plan with recompute is

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <stdexcept>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -127,7 +127,8 @@ TEST(ExportPytorch, CsvRoundTripMatchesTimelineAndPytorchChecks) {
 
     SimulationInput in;
     static_cast<PipelineShape&>(in) = plan;
-    in.costs.assign(static_cast<std::size_t>(plan.virtual_stages()), VirtualStageCost{1, 2.5, 1, 1, 0.1, 0.5, 0.2, 0.3});
+    in.costs.assign(static_cast<std::size_t>(plan.virtual_stages()),
+                    VirtualStageCost{1, 2.5, 1, 1, 0.1, 0.5, 0.2, 0.3});
     in.keep_timeline = true;
     const SimulationResult sim = simulate(in);
     for (int s = 0; s < pp; ++s) {
@@ -137,7 +138,8 @@ TEST(ExportPytorch, CsvRoundTripMatchesTimelineAndPytorchChecks) {
       std::stable_sort(ops.begin(), ops.end(), [](auto* a, auto* b) { return a->start_ms < b->start_ms; });
       ASSERT_EQ(ranks[static_cast<std::size_t>(s)].size(), ops.size()) << schedule_name(schedule);
       for (std::size_t i = 0; i < ops.size(); ++i)
-        ASSERT_EQ(text(ranks[static_cast<std::size_t>(s)][i]), text(*ops[i])) << schedule_name(schedule) << " rank " << s;
+        ASSERT_EQ(text(ranks[static_cast<std::size_t>(s)][i]), text(*ops[i]))
+            << schedule_name(schedule) << " rank " << s;
     }
 
     std::map<int, int> rank_of;

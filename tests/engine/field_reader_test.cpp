@@ -55,13 +55,17 @@ TEST(FieldReader, QuotedInputRepeatsOnlyShortPlainText) {
   // Printable non-ASCII is repeated (a layer named in Chinese, 层); broken UTF-8, C1 controls and the
   // characters that hide or reorder text are not.
   EXPECT_EQ(quoted_input("\xe5\xb1\x82"), "\"\xe5\xb1\x82\"");
-  EXPECT_EQ(quoted_input("d\xc3\xa9j\xc3\xa0"), "\"d\xc3\xa9j\xc3\xa0\"");  // déjà
-  EXPECT_EQ(quoted_input("\xe5\xb1"), "(a 2-byte text, not repeated here)");           // cut short
-  EXPECT_EQ(quoted_input("\xc0\xbc"), "(a 2-byte text, not repeated here)");           // overlong "<"
-  EXPECT_EQ(quoted_input("\xed\xa0\x80"), "(a 3-byte text, not repeated here)");      // a surrogate
-  EXPECT_EQ(quoted_input("\xc2\x85"), "(a 2-byte text, not repeated here)");           // NEL, a C1 control
-  EXPECT_EQ(quoted_input("a\xe2\x80\xae" "b"), "(a 5-byte text, not repeated here)");    // right-to-left override
-  EXPECT_EQ(quoted_input("a\xe2\x80\x8b" "b"), "(a 5-byte text, not repeated here)");    // zero-width space
+  EXPECT_EQ(quoted_input("d\xc3\xa9j\xc3\xa0"), "\"d\xc3\xa9j\xc3\xa0\"");        // déjà
+  EXPECT_EQ(quoted_input("\xe5\xb1"), "(a 2-byte text, not repeated here)");      // cut short
+  EXPECT_EQ(quoted_input("\xc0\xbc"), "(a 2-byte text, not repeated here)");      // overlong "<"
+  EXPECT_EQ(quoted_input("\xed\xa0\x80"), "(a 3-byte text, not repeated here)");  // a surrogate
+  EXPECT_EQ(quoted_input("\xc2\x85"), "(a 2-byte text, not repeated here)");      // NEL, a C1 control
+  EXPECT_EQ(quoted_input("a\xe2\x80\xae"
+                         "b"),
+            "(a 5-byte text, not repeated here)");  // right-to-left override
+  EXPECT_EQ(quoted_input("a\xe2\x80\x8b"
+                         "b"),
+            "(a 5-byte text, not repeated here)");  // zero-width space
 }
 
 TEST(FieldReader, UnknownFieldsAreWarningsThatNeverEchoAHostileName) {

@@ -37,11 +37,19 @@ inline bool has_error(const json& response, const std::string& code, const std::
 inline json uniform_model(int body, double forward_ms, double backward_ms, double static_mib, double activation_mib,
                           bool pins = false) {
   json layers = json::array();
-  if (pins) layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 1}, {"backward_ms", 2}, {"static_mib", 500}});
-  layers.push_back({{"name", "decoder"}, {"count", body}, {"forward_ms", forward_ms}, {"backward_ms", backward_ms},
-                    {"static_mib", static_mib}, {"activation_mib", activation_mib},
+  if (pins)
+    layers.push_back(
+        {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 1}, {"backward_ms", 2}, {"static_mib", 500}});
+  layers.push_back({{"name", "decoder"},
+                    {"count", body},
+                    {"forward_ms", forward_ms},
+                    {"backward_ms", backward_ms},
+                    {"static_mib", static_mib},
+                    {"activation_mib", activation_mib},
                     {"recompute", {{"full", {{"activation_mib", 10}, {"extra_ms", forward_ms}}}}}});
-  if (pins) layers.push_back({{"name", "lm_head"}, {"pin", "last"}, {"forward_ms", 3}, {"backward_ms", 6}, {"static_mib", 700}});
+  if (pins)
+    layers.push_back(
+        {{"name", "lm_head"}, {"pin", "last"}, {"forward_ms", 3}, {"backward_ms", 6}, {"static_mib", 700}});
   return {{"format", "ppb.model.v1"}, {"name", "uniform"}, {"layers", layers}};
 }
 

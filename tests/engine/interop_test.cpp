@@ -80,26 +80,33 @@ TEST(Interop, SappImportGivesTheModelFieldByField) {
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["result"]["source"], "sapp");
   EXPECT_FALSE(r.contains("warnings")) << r.dump();
-  const json expected = {
-      {"format", "ppb.model.v1"},
-      {"name", "llama test"},
-      {"layers",
-       {{{"name", "embedding"}, {"kind", "HEAD"}, {"pin", "first"}, {"forward_ms", 2}, {"backward_ms", 4},
-         {"static_mib", 5000}},
-        {{"name", "decoder"},
-         {"kind", "BODY"},
-         {"count", 80},
-         {"forward_ms", 10},
-         {"backward_ms", 20},
-         {"static_mib", 1500},
-         {"activation_mib", 800},
-         {"recompute",
-          {{"full", {{"activation_mib", 50}, {"extra_ms", 0.6 * 20}}},
-           {"selective", {{"activation_mib", 600}, {"extra_ms", 0.05 * 20}}},
-           {"comm", {{"activation_mib", 700}, {"extra_ms", 0.1 * 20}}},
-           {"selective_comm", {{"activation_mib", 500}, {"extra_ms", 0.15 * 20}}}}}},
-        {{"name", "lm_head"}, {"kind", "TAIL"}, {"pin", "last"}, {"forward_ms", 6}, {"backward_ms", 12},
-         {"static_mib", 3000}}}}};
+  const json expected = {{"format", "ppb.model.v1"},
+                         {"name", "llama test"},
+                         {"layers",
+                          {{{"name", "embedding"},
+                            {"kind", "HEAD"},
+                            {"pin", "first"},
+                            {"forward_ms", 2},
+                            {"backward_ms", 4},
+                            {"static_mib", 5000}},
+                           {{"name", "decoder"},
+                            {"kind", "BODY"},
+                            {"count", 80},
+                            {"forward_ms", 10},
+                            {"backward_ms", 20},
+                            {"static_mib", 1500},
+                            {"activation_mib", 800},
+                            {"recompute",
+                             {{"full", {{"activation_mib", 50}, {"extra_ms", 0.6 * 20}}},
+                              {"selective", {{"activation_mib", 600}, {"extra_ms", 0.05 * 20}}},
+                              {"comm", {{"activation_mib", 700}, {"extra_ms", 0.1 * 20}}},
+                              {"selective_comm", {{"activation_mib", 500}, {"extra_ms", 0.15 * 20}}}}}},
+                           {{"name", "lm_head"},
+                            {"kind", "TAIL"},
+                            {"pin", "last"},
+                            {"forward_ms", 6},
+                            {"backward_ms", 12},
+                            {"static_mib", 3000}}}}};
   expect_same(r["result"]["model"], expected);
 }
 
@@ -135,7 +142,8 @@ TEST(Interop, SappDefaultCoefficientsAndExplicitTimes) {
   EXPECT_DOUBLE_EQ(layer["recompute"]["full"]["extra_ms"], 15);  // 40 - 25
   // selective: (1 + 0.04) x 20 = 20.8 < 25, a faster backward: imported as 0 with a warning.
   EXPECT_DOUBLE_EQ(layer["recompute"]["selective"]["extra_ms"], 0);
-  EXPECT_TRUE(has_error({{"errors", r.value("warnings", json::array())}}, "SAPP_RECOMPUTE_FASTER", "/layers_description/1/select_rec_coef"))
+  EXPECT_TRUE(has_error({{"errors", r.value("warnings", json::array())}}, "SAPP_RECOMPUTE_FASTER",
+                        "/layers_description/1/select_rec_coef"))
       << r.dump();
 }
 
@@ -211,7 +219,10 @@ TEST(Interop, BadSappFilesGiveCodesAndPaths) {
       {"unknown type", unknown, "SAPP_TYPE_UNKNOWN", "/layers_description/0/type"},
       {"no BODY", no_body, "SAPP_BODY_MISSING", "/layers_description"},
       {"layers_description not a list", not_list, "TYPE_MISMATCH", "/layers_description"},
-      {"wrapped file, negative memory", {{"sapp", negative}}, "NEGATIVE", "/sapp/layers_description/1/memory_activation"},
+      {"wrapped file, negative memory",
+       {{"sapp", negative}},
+       "NEGATIVE",
+       "/sapp/layers_description/1/memory_activation"},
   };
   for (const auto& c : cases) {
     const auto out = run_command("import", c.request.dump());
@@ -251,8 +262,12 @@ TEST(Interop, ImportPassesModelDocumentsThroughAfterValidation) {
 // The transformer section goes to the symbolic generator (transformer.hpp); its own tests check
 // the numbers, this one the routing: 2 decoder layers come back as one entry of count 2.
 TEST(Interop, ImportRunsTheTransformerGenerator) {
-  const json r = run("import", {{"transformer", {{"num_layers", 2}, {"hidden_size", 64}, {"num_attention_heads", 4},
-                                                 {"vocab_size", 1000}, {"seq_length", 128}}},
+  const json r = run("import", {{"transformer",
+                                 {{"num_layers", 2},
+                                  {"hidden_size", 64},
+                                  {"num_attention_heads", 4},
+                                  {"vocab_size", 1000},
+                                  {"seq_length", 128}}},
                                 {"device", {{"peak_tflops", 100}}}});
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["result"]["source"], "transformer");
@@ -268,7 +283,8 @@ TEST(Interop, BundledSappExampleImportsAndEstimates) {
   const json& layers = r["result"]["model"]["layers"];
   ASSERT_EQ(layers.size(), 3u);
   EXPECT_EQ(layers[1]["count"], 80);
-  const json e = run("estimate", {{"model", r["result"]["model"]}, {"pipeline", {{"pp_degree", 8}, {"micro_batch_num", 16}}}});
+  const json e =
+      run("estimate", {{"model", r["result"]["model"]}, {"pipeline", {{"pp_degree", 8}, {"micro_batch_num", 16}}}});
   EXPECT_TRUE(e["ok"]) << e.dump();
 }
 
@@ -340,7 +356,8 @@ TEST(Interop, MindFormersExportOfUnevenInterleavedPlanRoundTrips) {
   }
   json fed_back = interleaved_request();
   fed_back["pipeline"]["layer_offset"] = offset;
-  fed_back["pipeline"]["recompute"] = {{"full", full}, {"selective_comm", both}, {"selective", selective}, {"comm", comm}};
+  fed_back["pipeline"]["recompute"] = {
+      {"full", full}, {"selective_comm", both}, {"selective", selective}, {"comm", comm}};
   const json original = run("estimate", interleaved_request());
   const json again = run("estimate", fed_back);
   ASSERT_TRUE(original["ok"]) << original.dump();
@@ -349,16 +366,18 @@ TEST(Interop, MindFormersExportOfUnevenInterleavedPlanRoundTrips) {
   EXPECT_EQ(again["result"]["recompute_counts"], original["result"]["recompute_counts"]);
   EXPECT_DOUBLE_EQ(again["result"]["step_time_ms"], original["result"]["step_time_ms"]);
   for (int s = 0; s < 4; ++s)
-    EXPECT_DOUBLE_EQ(again["result"]["stages"][s]["memory"]["peak_mib"], original["result"]["stages"][s]["memory"]["peak_mib"]);
+    EXPECT_DOUBLE_EQ(again["result"]["stages"][s]["memory"]["peak_mib"],
+                     original["result"]["stages"][s]["memory"]["peak_mib"]);
 }
 
 // pp 2, 10 body layers split 4 | 6 (base 5), full recompute on the first 2 layers of stage 0: the
 // lists are flat and, as the plan uses the first layers, there is nothing to note.
 TEST(Interop, MindFormersExportWithoutInterleaveUsesFlatLists) {
-  const json request = {{"model", uniform_model(10, 1, 2, 0, 1, true)},
-                        {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}, {"layer_offset", {-1, 1}},
-                                      {"recompute", {{"full", {2, 0}}}}}},
-                        {"export", {{"to", "mindformers"}}}};
+  const json request = {
+      {"model", uniform_model(10, 1, 2, 0, 1, true)},
+      {"pipeline",
+       {{"pp_degree", 2}, {"micro_batch_num", 4}, {"layer_offset", {-1, 1}}, {"recompute", {{"full", {2, 0}}}}}},
+      {"export", {{"to", "mindformers"}}}};
   const json r = run("export", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const json& out = r["result"]["json"];
@@ -376,10 +395,11 @@ TEST(Interop, MindFormersExportWithoutInterleaveUsesFlatLists) {
 // select_recompute [1, 0] and select_comm_recompute [1, 0] put both kinds on the first layer; said
 // in a note.
 TEST(Interop, MindFormersExportNotesSelectAndCommOnOneStage) {
-  const json request = {{"model", imported_model(sapp_file(10))},
-                        {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4},
-                                      {"recompute", {{"selective", {1, 0}}, {"comm", {1, 0}}}}}},
-                        {"export", {{"to", "mindformers"}}}};
+  const json request = {
+      {"model", imported_model(sapp_file(10))},
+      {"pipeline",
+       {{"pp_degree", 2}, {"micro_batch_num", 4}, {"recompute", {{"selective", {1, 0}}, {"comm", {1, 0}}}}}},
+      {"export", {{"to", "mindformers"}}}};
   const json r = run("export", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const json& out = r["result"]["json"];
@@ -395,22 +415,28 @@ TEST(Interop, MindFormersExportNotesSelectAndCommOnOneStage) {
 // stage 7, the two equal stages 5 and 6 grouped: Et*4|t*3|t*5|t*4|t*2|(t*4|)*2,t*4L.
 TEST(Interop, MegatronLayoutRoundTripsWithPinnedEmbeddingAndHead) {
   const json request = {{"model", uniform_model(30, 1, 2, 0, 1, true)},
-                        {"pipeline", {{"pp_degree", 4}, {"vpp_degree", 2}, {"micro_batch_num", 8},
-                                      {"schedule", "interleaved_1f1b"}, {"layer_offset", {1, 0, 2, 1, -1, 1, 1, 1}}}},
+                        {"pipeline",
+                         {{"pp_degree", 4},
+                          {"vpp_degree", 2},
+                          {"micro_batch_num", 8},
+                          {"schedule", "interleaved_1f1b"},
+                          {"layer_offset", {1, 0, 2, 1, -1, 1, 1, 1}}}},
                         {"export", {{"to", "megatron"}}}};
   const json r = run("export", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const std::string layout = r["result"]["json"]["layout"];
   EXPECT_EQ(layout, "Et*4|t*3|t*5|t*4|t*2|(t*4|)*2,t*4L");
   const json args = r["result"]["json"]["args"];
-  EXPECT_EQ(args, json({"--num-layers", "30", "--pipeline-model-parallel-size", "4",
-                        "--pipeline-model-parallel-layout", layout}));
-  EXPECT_EQ(r["result"]["text"], "--num-layers 30 --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
-                                 "'Et*4|t*3|t*5|t*4|t*2|(t*4|)*2,t*4L'");
+  EXPECT_EQ(args, json({"--num-layers", "30", "--pipeline-model-parallel-size", "4", "--pipeline-model-parallel-layout",
+                        layout}));
+  EXPECT_EQ(r["result"]["text"],
+            "--num-layers 30 --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+            "'Et*4|t*3|t*5|t*4|t*2|(t*4|)*2,t*4L'");
 
   // The layout read back as the partition (pipeline.megatron_layout) is the plan exported.
   json pipeline = request["pipeline"];
-  const json exported_layers = run("estimate", {{"model", request["model"]}, {"pipeline", pipeline}})["result"]["stage_layers"];
+  const json exported_layers =
+      run("estimate", {{"model", request["model"]}, {"pipeline", pipeline}})["result"]["stage_layers"];
   pipeline.erase("stage_layers");
   pipeline.erase("layer_offset");
   pipeline.erase("stage_partition");
@@ -425,15 +451,19 @@ TEST(Interop, MegatronLayoutRoundTripsWithPinnedEmbeddingAndHead) {
 // recompute on every layer: Megatron-LM's uniform method.
 TEST(Interop, MegatronEvenSplitWithVirtualStagesAndUniformRecompute) {
   const json request = {{"model", uniform_model(8, 1, 2, 0, 1, true)},
-                        {"pipeline", {{"pp_degree", 4}, {"vpp_degree", 2}, {"micro_batch_num", 8},
-                                      {"schedule", "interleaved_1f1b"},
-                                      {"recompute", {{"full", {1, 1, 1, 1, 1, 1, 1, 1}}}}}},
+                        {"pipeline",
+                         {{"pp_degree", 4},
+                          {"vpp_degree", 2},
+                          {"micro_batch_num", 8},
+                          {"schedule", "interleaved_1f1b"},
+                          {"recompute", {{"full", {1, 1, 1, 1, 1, 1, 1, 1}}}}}},
                         {"export", {{"to", "megatron"}}}};
   const json r = run("export", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
-  EXPECT_EQ(r["result"]["json"]["args"],
-            json({"--num-layers", "8", "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
-                  "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"}));
+  EXPECT_EQ(
+      r["result"]["json"]["args"],
+      json({"--num-layers", "8", "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank", "2",
+            "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"}));
 }
 
 // 22 decoders, pp 4, body 4 6 6 6: only the first stage differs, so --decoder-first-pipeline-num-layers
@@ -441,13 +471,17 @@ TEST(Interop, MegatronEvenSplitWithVirtualStagesAndUniformRecompute) {
 // layers of every stage: block 2. Unequal counts cannot be written and are noted.
 TEST(Interop, MegatronFirstStageArgumentAndBlockRecompute) {
   json request = {{"model", uniform_model(22, 1, 2, 0, 1, true)},
-                  {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 8}, {"stage_layers", {5, 6, 6, 7}},
-                                {"recompute", {{"full", {2, 2, 2, 2}}}}}},
+                  {"pipeline",
+                   {{"pp_degree", 4},
+                    {"micro_batch_num", 8},
+                    {"stage_layers", {5, 6, 6, 7}},
+                    {"recompute", {{"full", {2, 2, 2, 2}}}}}},
                   {"export", {{"to", "megatron"}}}};
   json r = run("export", request);
   ASSERT_TRUE(r["ok"]) << r.dump();
-  EXPECT_EQ(r["result"]["text"], "--num-layers 22 --pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 4 "
-                                 "--recompute-granularity full --recompute-method block --recompute-num-layers 2");
+  EXPECT_EQ(r["result"]["text"],
+            "--num-layers 22 --pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 4 "
+            "--recompute-granularity full --recompute-method block --recompute-num-layers 2");
   EXPECT_TRUE(r["result"]["json"]["notes"].empty()) << r.dump();
 
   request["pipeline"]["recompute"] = {{"full", {1, 2, 0, 0}}};

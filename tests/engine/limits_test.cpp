@@ -23,7 +23,9 @@ json run_text(const std::string& command, const std::string& text) {
   return response;
 }
 
-std::string nested(int depth) { return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']'); }
+std::string nested(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+}
 
 TEST(Limits, InputAboveTheByteCapIsRejectedBeforeParsing) {
   // Whitespace is valid JSON padding, so only the size can be wrong here.
@@ -79,12 +81,15 @@ TEST(Limits, DegreesAndMicroBatchesHaveTheirOwnCodes) {
   };
   EXPECT_EQ(code_for({{"pp_degree", limits::max_pp_degree + 1}, {"micro_batch_num", 4}}),
             std::vector<std::string>{"PP_DEGREE_LIMIT"});
-  EXPECT_EQ(code_for({{"pp_degree", 2}, {"vpp_degree", limits::max_vpp_degree + 1}, {"micro_batch_num", 4},
+  EXPECT_EQ(code_for({{"pp_degree", 2},
+                      {"vpp_degree", limits::max_vpp_degree + 1},
+                      {"micro_batch_num", 4},
                       {"schedule", "interleaved_1f1b"}}),
             std::vector<std::string>{"VPP_DEGREE_LIMIT"});
   // 4096 x 4 = 16,384 virtual stages, twice the cap.
-  EXPECT_EQ(code_for({{"pp_degree", 4096}, {"vpp_degree", 4}, {"micro_batch_num", 4096}, {"schedule", "interleaved_1f1b"}}),
-            std::vector<std::string>{"VIRTUAL_STAGE_LIMIT"});
+  EXPECT_EQ(
+      code_for({{"pp_degree", 4096}, {"vpp_degree", 4}, {"micro_batch_num", 4096}, {"schedule", "interleaved_1f1b"}}),
+      std::vector<std::string>{"VIRTUAL_STAGE_LIMIT"});
   EXPECT_EQ(code_for({{"pp_degree", 2}, {"micro_batch_num", limits::max_micro_batch_num + 1}}),
             std::vector<std::string>{"MICRO_BATCH_LIMIT"});
   json derived = small_request();

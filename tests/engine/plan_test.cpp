@@ -40,7 +40,8 @@ TEST(Plan, AP_PP_06_MoreStagesThanLayersIsRejected) {
   json r = run("estimate", request({{"pp_degree", 11}}));
   EXPECT_EQ(error_codes(r), std::vector<std::string>{"PP_EXCEEDS_LAYERS"}) << r.dump();
   EXPECT_TRUE(has_error(r, "PP_EXCEEDS_LAYERS", "/pipeline/pp_degree"));
-  r = run("estimate", request({{"pp_degree", 6}, {"vpp_degree", 2}, {"schedule", "interleaved_1f1b"}, {"micro_batch_num", 12}}));
+  r = run("estimate",
+          request({{"pp_degree", 6}, {"vpp_degree", 2}, {"schedule", "interleaved_1f1b"}, {"micro_batch_num", 12}}));
   EXPECT_TRUE(has_error(r, "PP_EXCEEDS_LAYERS", "/pipeline/pp_degree")) << r.dump();
   r = run("estimate", request({{"pp_degree", 0}}));
   EXPECT_TRUE(has_error(r, "PP_DEGREE_INVALID", "/pipeline/pp_degree")) << r.dump();
@@ -125,9 +126,10 @@ TEST(Plan, ScheduleRules) {
                         "SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree"));
   EXPECT_TRUE(has_error(run("estimate", request({{"pp_degree", 2}, {"vpp_degree", 2}})), "VPP_NEEDS_INTERLEAVED",
                         "/pipeline/schedule"));
-  EXPECT_TRUE(has_error(run("estimate", request({{"pp_degree", 2}, {"vpp_degree", 2}, {"schedule", "interleaved_1f1b"},
-                                                 {"micro_batch_num", 7}})),
-                        "MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num"));
+  EXPECT_TRUE(has_error(
+      run("estimate",
+          request({{"pp_degree", 2}, {"vpp_degree", 2}, {"schedule", "interleaved_1f1b"}, {"micro_batch_num", 7}})),
+      "MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num"));
   EXPECT_TRUE(has_error(run("estimate", request({{"schedule", "2f2b"}})), "SCHEDULE_UNKNOWN", "/pipeline/schedule"));
 }
 
@@ -159,7 +161,8 @@ TEST(Plan, FiveMistakesGiveFiveErrors) {
 // limit given as text (the case of tests/bad-inputs/estimate.every-error-at-once.json). Body 8 over
 // V = 2: base 4, remainder 0, so offsets [1, 0] sum to 1, not 0.
 TEST(Plan, EveryErrorAtOnce) {
-  json req = request({{"pp_degree", 2}, {"schedule", "2f2b"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}});
+  json req =
+      request({{"pp_degree", 2}, {"schedule", "2f2b"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}});
   req["model"]["layers"][1]["forward_ms"] = -1;
   req["device"] = {{"memory_limit_mib", "64 GB"}};
   const json r = run("estimate", req);
@@ -175,7 +178,7 @@ TEST(Plan, EveryErrorAtOnce) {
   ASSERT_TRUE(file);
   const json corpus = json::parse(run_command("estimate", std::string(std::istreambuf_iterator<char>(file), {})).json);
   EXPECT_EQ(error_codes(corpus), (std::vector<std::string>{"NEGATIVE", "TYPE_MISMATCH", "SCHEDULE_UNKNOWN",
-                                                            "RECOMPUTE_OPTION_UNKNOWN", "OFFSET_SUM"}))
+                                                           "RECOMPUTE_OPTION_UNKNOWN", "OFFSET_SUM"}))
       << corpus.dump();
 }
 
@@ -183,7 +186,8 @@ TEST(Plan, EveryErrorAtOnce) {
 // a default in its place; the checks that do not need it still run.
 TEST(Plan, AnUnreadValueIsOneErrorNotACascade) {
   // pp_degree unread: no OFFSET_LENGTH against the default pp_degree 1, but the recompute option is checked.
-  json r = run("estimate", request({{"pp_degree", "two"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}}));
+  json r =
+      run("estimate", request({{"pp_degree", "two"}, {"layer_offset", {1, 0}}, {"recompute", {{"turbo", {1, 0}}}}}));
   EXPECT_EQ(error_codes(r), (std::vector<std::string>{"TYPE_MISMATCH", "RECOMPUTE_OPTION_UNKNOWN"})) << r.dump();
   // The layer list unread (a bad count): nothing is checked against it, the schedule still is.
   json req = request({{"pp_degree", 2}, {"vpp_degree", 2}, {"layer_offset", {9, 9}}});

@@ -115,8 +115,9 @@ TEST(SearchEvaluate, RulesRuleOutBeforeBalancing) {
   const SearchCandidate groups = evaluate_candidate(problem, shape(4, 2, 6, Schedule::interleaved_1f1b, 1));
   EXPECT_FALSE(groups.figures);
   EXPECT_EQ(groups.reasons,
-            (std::vector<std::string>{"interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (6) must be a "
-                                      "multiple of pp_degree (4)"}));
+            (std::vector<std::string>{
+                "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (6) must be a "
+                "multiple of pp_degree (4)"}));
 
   // 4 virtual stages x 2,000,000 micro batches = 8,000,000 pairs, over the 4,194,304 cap.
   const SearchCandidate huge = evaluate_candidate(problem, shape(4, 1, 2'000'000, Schedule::one_f_one_b, 1));

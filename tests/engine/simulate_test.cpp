@@ -44,7 +44,8 @@ TEST(Simulate, InterleavedMatchesClosedForm) {
         const double f = 1.0, b = 2.0;  // per chunk
         const auto r = simulate(uniform(Schedule::interleaved_1f1b, pp, vpp, m, f, b));
         const double F = vpp * f, B = vpp * b;
-        EXPECT_DOUBLE_EQ(r.step_time_ms, m * (F + B) + (pp - 1) * (F + B) / vpp) << "pp=" << pp << " vpp=" << vpp << " m=" << m;
+        EXPECT_DOUBLE_EQ(r.step_time_ms, m * (F + B) + (pp - 1) * (F + B) / vpp)
+            << "pp=" << pp << " vpp=" << vpp << " m=" << m;
       }
 }
 

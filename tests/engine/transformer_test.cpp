@@ -19,9 +19,17 @@ constexpr double kMiB = 1048576.0;
 // dropout, a plain 4h GeLU MLP and tied embeddings.
 json gpt3(int tp, bool sp) {
   return {{"transformer",
-           {{"name", "gpt3-175b"}, {"num_layers", 96}, {"hidden_size", 12288}, {"num_attention_heads", 96},
-            {"num_query_groups", 96}, {"ffn_hidden_size", 49152}, {"gated_mlp", false},
-            {"normalization", "layernorm"}, {"dropout", true}, {"vocab_size", 51200}, {"seq_length", 2048},
+           {{"name", "gpt3-175b"},
+            {"num_layers", 96},
+            {"hidden_size", 12288},
+            {"num_attention_heads", 96},
+            {"num_query_groups", 96},
+            {"ffn_hidden_size", 49152},
+            {"gated_mlp", false},
+            {"normalization", "layernorm"},
+            {"dropout", true},
+            {"vocab_size", 51200},
+            {"seq_length", 2048},
             {"tied_embeddings", true}}},
           {"parallel", {{"tp_degree", tp}, {"sequence_parallel", sp}, {"dp_degree", 8}}},
           {"training", {{"micro_batch_size", 1}, {"precision", "bf16"}}},
@@ -31,17 +39,35 @@ json gpt3(int tp, bool sp) {
 // LLaMA-2 (Touvron et al. 2023): RMSNorm, SwiGLU, no dropout, untied embeddings, vocabulary 32000.
 json llama2_7b() {
   return {{"transformer",
-           {{"name", "llama2-7b"}, {"num_layers", 32}, {"hidden_size", 4096}, {"num_attention_heads", 32},
-            {"num_query_groups", 32}, {"ffn_hidden_size", 11008}, {"gated_mlp", true}, {"normalization", "rmsnorm"},
-            {"dropout", false}, {"vocab_size", 32000}, {"seq_length", 4096}, {"tied_embeddings", false}}},
+           {{"name", "llama2-7b"},
+            {"num_layers", 32},
+            {"hidden_size", 4096},
+            {"num_attention_heads", 32},
+            {"num_query_groups", 32},
+            {"ffn_hidden_size", 11008},
+            {"gated_mlp", true},
+            {"normalization", "rmsnorm"},
+            {"dropout", false},
+            {"vocab_size", 32000},
+            {"seq_length", 4096},
+            {"tied_embeddings", false}}},
           {"device", {{"peak_tflops", 989}}}};
 }
 
 json llama2_70b() {
   return {{"transformer",
-           {{"name", "llama2-70b"}, {"num_layers", 80}, {"hidden_size", 8192}, {"num_attention_heads", 64},
-            {"num_query_groups", 8}, {"ffn_hidden_size", 28672}, {"gated_mlp", true}, {"normalization", "rmsnorm"},
-            {"dropout", false}, {"vocab_size", 32000}, {"seq_length", 4096}, {"tied_embeddings", false}}},
+           {{"name", "llama2-70b"},
+            {"num_layers", 80},
+            {"hidden_size", 8192},
+            {"num_attention_heads", 64},
+            {"num_query_groups", 8},
+            {"ffn_hidden_size", 28672},
+            {"gated_mlp", true},
+            {"normalization", "rmsnorm"},
+            {"dropout", false},
+            {"vocab_size", 32000},
+            {"seq_length", 4096},
+            {"tied_embeddings", false}}},
           {"device", {{"peak_tflops", 989}}}};
 }
 
@@ -97,7 +123,9 @@ TEST(Transformer, LayoutEmbeddingDecodersHead) {
 TEST(Transformer, ActivationsMatchKorthikantiTable2) {
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
   const double sbh = s * b * h;
-  const auto activation = [](const json& request) { return entry(generate(request), "decoder")["activation_mib"].get<double>() * kMiB; };
+  const auto activation = [](const json& request) {
+    return entry(generate(request), "decoder")["activation_mib"].get<double>() * kMiB;
+  };
   const auto recompute = [](const json& request, const char* option) {
     return entry(generate(request), "decoder")["recompute"][option]["activation_mib"].get<double>() * kMiB;
   };
@@ -201,7 +229,8 @@ TEST(Transformer, Llama2_70bParameterCount) {
   const json model = generate(llama2_70b());
   EXPECT_NEAR(model["total_params"].get<double>(), 68.98e9, 0.01 * 68.98e9);
   const double h = 8192, f = 28672, V = 32000;
-  EXPECT_DOUBLE_EQ(model["total_params"].get<double>(), 80 * (2 * h * h * (1 + 8.0 / 64) + 3 * h * f + 2 * h) + 2 * V * h + h);
+  EXPECT_DOUBLE_EQ(model["total_params"].get<double>(),
+                   80 * (2 * h * h * (1 + 8.0 / 64) + 3 * h * f + 2 * h) + 2 * V * h + h);
 }
 
 // Megatron-LM's compute_weight_and_optimizer_memory (megatron/training/theoretical_memory_usage.py):
@@ -223,8 +252,8 @@ TEST(Transformer, FirstStageMatchesMegatronTheoreticalMemory) {
                                     {"pipeline", {{"pp_degree", 8}, {"micro_batch_num", 16}}}});
     ASSERT_TRUE(r["ok"]) << r.dump();
     const json& memory = r["result"]["stages"][0]["memory"];
-    const double ours = memory["weights_mib"].get<double>() + memory["grads_mib"].get<double>() +
-                        memory["optimizer_mib"].get<double>();
+    const double ours =
+        memory["weights_mib"].get<double>() + memory["grads_mib"].get<double>() + memory["optimizer_mib"].get<double>();
     const double megatron = most_loaded * bytes / kMiB;
     EXPECT_NEAR(ours, megatron, 1e-3 * megatron) << "distributed optimizer " << distributed;
     // The remaining difference is exactly the norms: Megatron divides them by tp and spreads the final
@@ -237,11 +266,22 @@ TEST(Transformer, FirstStageMatchesMegatronTheoreticalMemory) {
 // MoE layers: expert parameters per device scale with num_experts / ep_degree; compute with top_k.
 json moe_request(int ep, int top_k) {
   return {{"transformer",
-           {{"num_layers", 6}, {"hidden_size", 1024}, {"num_attention_heads", 16}, {"num_query_groups", 4},
-            {"ffn_hidden_size", 4096}, {"gated_mlp", true}, {"normalization", "rmsnorm"}, {"vocab_size", 32000},
-            {"seq_length", 1024}, {"tied_embeddings", false},
-            {"moe", {{"num_experts", 16}, {"top_k", top_k}, {"expert_ffn_hidden_size", 512},
-                     {"first_dense_layers", 2}, {"shared_experts", 1}}}}},
+           {{"num_layers", 6},
+            {"hidden_size", 1024},
+            {"num_attention_heads", 16},
+            {"num_query_groups", 4},
+            {"ffn_hidden_size", 4096},
+            {"gated_mlp", true},
+            {"normalization", "rmsnorm"},
+            {"vocab_size", 32000},
+            {"seq_length", 1024},
+            {"tied_embeddings", false},
+            {"moe",
+             {{"num_experts", 16},
+              {"top_k", top_k},
+              {"expert_ffn_hidden_size", 512},
+              {"first_dense_layers", 2},
+              {"shared_experts", 1}}}}},
           {"parallel", {{"tp_degree", 2}, {"ep_degree", ep}, {"dp_degree", 8}}},
           {"training", {{"micro_batch_size", 2}}},
           {"device", {{"peak_tflops", 100}, {"compute_efficiency", 1}}}};
@@ -257,7 +297,8 @@ TEST(Transformer, MoeParamsScaleWithExpertsOverEp) {
     EXPECT_EQ(entry(model, "moe_decoder")["count"], 4);
     EXPECT_EQ(entry(model, "moe_decoder")["kind"], "moe_decoder");
     EXPECT_DOUBLE_EQ(entry(model, "moe_decoder")["params"].get<double>(),
-                     attention + norms + router + (E / ep + S) * expert) << "ep " << ep;
+                     attention + norms + router + (E / ep + S) * expert)
+        << "ep " << ep;
   }
 }
 
@@ -265,8 +306,11 @@ TEST(Transformer, MoeParamsScaleWithExpertsOverEp) {
 // expert width of 0 means ffn_hidden_size, as when it is left out.
 TEST(Transformer, ZeroMoeFieldsAreTheDefaults) {
   json dense = gpt3(8, true);
-  dense["transformer"]["moe"] = {{"num_experts", 0}, {"top_k", 0}, {"expert_ffn_hidden_size", 0},
-                                 {"first_dense_layers", 0}, {"shared_experts", 0}};
+  dense["transformer"]["moe"] = {{"num_experts", 0},
+                                 {"top_k", 0},
+                                 {"expert_ffn_hidden_size", 0},
+                                 {"first_dense_layers", 0},
+                                 {"shared_experts", 0}};
   EXPECT_EQ(generate(dense), generate(gpt3(8, true)));
   json zero = moe_request(4, 2), omitted = moe_request(4, 2), explicit_width = moe_request(4, 2);
   zero["transformer"]["moe"]["expert_ffn_hidden_size"] = 0;
@@ -316,8 +360,13 @@ TEST(Transformer, RecomputeOptionsAsRequested) {
 
 TEST(Transformer, ValidationReportsEveryProblemWithItsPath) {
   json request = {{"transformer",
-                   {{"num_layers", -2}, {"hidden_size", 1000}, {"num_attention_heads", 16}, {"num_query_groups", 5},
-                    {"seq_length", 2.5}, {"normalization", "batchnorm"}, {"hiden", 4},
+                   {{"num_layers", -2},
+                    {"hidden_size", 1000},
+                    {"num_attention_heads", 16},
+                    {"num_query_groups", 5},
+                    {"seq_length", 2.5},
+                    {"normalization", "batchnorm"},
+                    {"hiden", 4},
                     {"moe", {{"num_experts", 10}, {"top_k", 12}}}}},
                   {"parallel", {{"tp_degree", 3}, {"ep_degree", 4}}},
                   {"training", {{"precision", "int8"}, {"recompute_options", {"full", "all"}}}},
@@ -347,8 +396,8 @@ TEST(Transformer, ValidationReportsEveryProblemWithItsPath) {
 // The search's coupling fields in training belong to the request, not the generator: no warning.
 TEST(Transformer, SearchFieldsInTrainingAreNotUnknown) {
   json request = llama2_7b();
-  request["training"] = {{"global_batch_size", 64}, {"world_size", 16}, {"tp_degree", 2}, {"cp_degree", 1},
-                         {"ep_degree", 1}};
+  request["training"] = {
+      {"global_batch_size", 64}, {"world_size", 16}, {"tp_degree", 2}, {"cp_degree", 1}, {"ep_degree", 1}};
   Diagnostics d;
   ASSERT_TRUE(transformer_model(request, d).has_value()) << errors_json(d).dump();
   EXPECT_TRUE(d.warnings().empty()) << errors_json(d).dump();
@@ -378,8 +427,12 @@ TEST(Transformer, MoreValidationRules) {
 // errors with one code and path would be de-duplicated to the first, hiding the second).
 TEST(Transformer, BothFfnWidthsNotDivisibleByTpAreOneErrorNamingBoth) {
   json request = {{"transformer",
-                   {{"num_layers", 4}, {"hidden_size", 96}, {"num_attention_heads", 6}, {"ffn_hidden_size", 100},
-                    {"vocab_size", 1000}, {"seq_length", 128},
+                   {{"num_layers", 4},
+                    {"hidden_size", 96},
+                    {"num_attention_heads", 6},
+                    {"ffn_hidden_size", 100},
+                    {"vocab_size", 1000},
+                    {"seq_length", 128},
                     {"moe", {{"num_experts", 4}, {"top_k", 2}, {"expert_ffn_hidden_size", 50}}}}},
                   {"parallel", {{"tp_degree", 3}}},  // divides 96 and 6 heads; not 100, not 50
                   {"device", {{"peak_tflops", 100}}}};

@@ -5,9 +5,9 @@
 // Method (docs/ppb.md): branch and bound over stage boundaries, under every schedule program. Every
 // complete candidate is simulated; a candidate is skipped only when a lower bound that holds for
 // every plan extending it (a stage cannot start before its inputs pass the stages before it, then
-// runs m micro batches of its own work) already reaches the best simulated step time. Inside a stage, the recompute choice
-// is exact: the Pareto frontier of (activation kept, time added) over the options of its layers
-// gives the least extra time that fits the stage's memory.
+// runs m micro batches of its own work) already reaches the best simulated step time. Inside a stage, the recompute
+// choice is exact: the Pareto frontier of (activation kept, time added) over the options of its layers gives the least
+// extra time that fits the stage's memory.
 #pragma once
 
 #include <cstdint>

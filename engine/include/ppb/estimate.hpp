@@ -30,9 +30,9 @@ struct StageMemory {
 
 struct StageTime {  // per micro batch, except busy_ms and bubble_ms (per step)
   double forward_ms = 0;
-  double backward_ms = 0;   // without recompute
-  double recompute_ms = 0;  // added to the backward by the chosen recompute options
-  double send_ms = 0;       // outgoing activation transfers (the gradient coming back costs the same)
+  double backward_ms = 0;         // without recompute
+  double recompute_ms = 0;        // added to the backward by the chosen recompute options
+  double send_ms = 0;             // outgoing activation transfers (the gradient coming back costs the same)
   double components_step_ms = 0;  // stage components' time per step, after the last operation
   double busy_ms = 0;
   double bubble_ms = 0;
@@ -70,8 +70,8 @@ struct Estimate {
   double step_time_ms = 0;
   double span_ms = 0;  // the longest stage span (last end - first start), the iteration time when steps overlap
   double bubble_fraction = 0;
-  double bubble_span_fraction = 0;  // (span_ms - the busiest stage's busy time) / span_ms
-  double imbalance_max_over_mean = 1;    // of per-micro-batch stage compute (forward + backward + recompute)
+  double bubble_span_fraction = 0;     // (span_ms - the busiest stage's busy time) / span_ms
+  double imbalance_max_over_mean = 1;  // of per-micro-batch stage compute (forward + backward + recompute)
   double imbalance_max_minus_min_ms = 0;
   std::vector<StageEstimate> stages;
   std::vector<Violation> violations;

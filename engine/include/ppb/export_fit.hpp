@@ -23,7 +23,8 @@ enum class Launcher { megatron, mindformers, pytorch, chrome_trace };
 struct LauncherPlan {
   Plan plan;
   std::vector<std::string> caveats;
-  std::vector<std::string> reasons;  // why the launcher cannot take the plan's recompute, where it says more than the layers
+  std::vector<std::string>
+      reasons;  // why the launcher cannot take the plan's recompute, where it says more than the layers
 };
 
 // Megatron-LM: the partition as written (the layout expresses any), the schedule it runs (1F1B,

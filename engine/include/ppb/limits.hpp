@@ -17,17 +17,17 @@ inline constexpr int max_json_depth = 64;
 inline constexpr std::int64_t max_json_values = 4'000'000;
 
 // ---- the model
-inline constexpr std::int64_t max_layers = 100'000;         // expanded layers (LAYER_LIMIT)
-inline constexpr std::int64_t max_recompute_options = 32;   // distinct option names (RECOMPUTE_OPTION_LIMIT)
-inline constexpr double max_quantity = 1e12;                // any ms, MiB, GB/s or bytes figure (TOO_LARGE)
-inline constexpr std::int64_t max_name_length = 1'000;      // names and option names (TOO_LONG)
+inline constexpr std::int64_t max_layers = 100'000;        // expanded layers (LAYER_LIMIT)
+inline constexpr std::int64_t max_recompute_options = 32;  // distinct option names (RECOMPUTE_OPTION_LIMIT)
+inline constexpr double max_quantity = 1e12;               // any ms, MiB, GB/s or bytes figure (TOO_LARGE)
+inline constexpr std::int64_t max_name_length = 1'000;     // names and option names (TOO_LONG)
 
 // ---- the plan
-inline constexpr std::int64_t max_pp_degree = 4'096;        // PP_DEGREE_LIMIT
-inline constexpr std::int64_t max_vpp_degree = 64;          // VPP_DEGREE_LIMIT
-inline constexpr std::int64_t max_virtual_stages = 8'192;   // pp_degree x vpp_degree (VIRTUAL_STAGE_LIMIT)
-inline constexpr std::int64_t max_micro_batch_num = 65'536; // given or derived (MICRO_BATCH_LIMIT)
-inline constexpr std::int64_t max_batch = 1'000'000'000;    // global/micro batch sizes, dp_degree (TOO_LARGE)
+inline constexpr std::int64_t max_pp_degree = 4'096;         // PP_DEGREE_LIMIT
+inline constexpr std::int64_t max_vpp_degree = 64;           // VPP_DEGREE_LIMIT
+inline constexpr std::int64_t max_virtual_stages = 8'192;    // pp_degree x vpp_degree (VIRTUAL_STAGE_LIMIT)
+inline constexpr std::int64_t max_micro_batch_num = 65'536;  // given or derived (MICRO_BATCH_LIMIT)
+inline constexpr std::int64_t max_batch = 1'000'000'000;     // global/micro batch sizes, dp_degree (TOO_LARGE)
 // Virtual stages x micro batches: the simulator keeps two times per pair (16 bytes) and runs two or
 // three operations per pair, about 1 s per million pairs natively (SIMULATION_LIMIT).
 inline constexpr std::int64_t max_simulated_pairs = 4'194'304;

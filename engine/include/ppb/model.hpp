@@ -49,21 +49,19 @@ struct Layer {
   double send_mib = 0;          // output size per micro batch when a stage boundary follows
   // Indexed like Model::recompute_options; empty where the layer does not offer that option.
   std::vector<std::optional<RecomputeCost>> recompute;
-  int entry = 0;  // index of the document entry this layer was expanded from
+  int entry = 0;                          // index of the document entry this layer was expanded from
   std::vector<ComponentCost> components;  // already included in the figures above
 
-  [[nodiscard]] double static_mib() const {
-    return weights_mib + grads_mib + optimizer_mib + other_static_mib;
-  }
+  [[nodiscard]] double static_mib() const { return weights_mib + grads_mib + optimizer_mib + other_static_mib; }
 };
 
 struct Model {
   std::string name;
-  std::vector<Layer> layers;                 // expanded, in model order
+  std::vector<Layer> layers;                   // expanded, in model order
   std::vector<std::string> recompute_options;  // every option name offered by some layer
   std::vector<std::string> component_names;    // every outside component named by some layer
-  int pinned_first = 0;  // layers [0, pinned_first) are pinned to the first virtual stage
-  int pinned_last = 0;   // the last pinned_last layers are pinned to the last virtual stage
+  int pinned_first = 0;                        // layers [0, pinned_first) are pinned to the first virtual stage
+  int pinned_last = 0;                         // the last pinned_last layers are pinned to the last virtual stage
 
   [[nodiscard]] int layer_count() const { return static_cast<int>(layers.size()); }
   [[nodiscard]] int body_count() const { return layer_count() - pinned_first - pinned_last; }

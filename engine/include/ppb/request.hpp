@@ -25,7 +25,7 @@ enum class RecomputeForm { none, counts, layers };
 struct PipelineSpec {
   int pp_degree = 1;
   int vpp_degree = 1;
-  bool vpp_degree_given = false;  // the V-shape schedules imply 2 when it is not
+  bool vpp_degree_given = false;                // the V-shape schedules imply 2 when it is not
   std::optional<std::int64_t> micro_batch_num;  // resolved by resolve_micro_batch_num
   Schedule schedule = Schedule::one_f_one_b;
   bool allow_empty_stages = false;

@@ -27,7 +27,6 @@ bool is_sapp_file(const nlohmann::json& document);
 // becomes embedding (pin first, forward 2, backward 4, static 5000), 80 decoders (forward 10,
 // backward 20, static 1500, activation 800, recompute "full" keeping 50 MiB and adding
 // 0.5 x 20 = 10 ms) and lm_head (pin last, forward 6, backward 12, static 3000).
-std::optional<nlohmann::json> sapp_model(const nlohmann::json& file, const std::string& path,
-                                         Diagnostics& diagnostics);
+std::optional<nlohmann::json> sapp_model(const nlohmann::json& file, const std::string& path, Diagnostics& diagnostics);
 
 }  // namespace ppb

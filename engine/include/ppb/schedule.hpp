@@ -23,9 +23,9 @@ const char* op_name(OpKind kind);
 
 struct Op {
   OpKind kind = OpKind::F;
-  bool weight_apart = false;       // B, or FB's backward: its weight gradient runs later as a W
-  std::int32_t virtual_stage = 0;  // FB: the forward's
-  std::int32_t micro_batch = 0;    // FB: the forward's
+  bool weight_apart = false;                 // B, or FB's backward: its weight gradient runs later as a W
+  std::int32_t virtual_stage = 0;            // FB: the forward's
+  std::int32_t micro_batch = 0;              // FB: the forward's
   std::int32_t backward_virtual_stage = -1;  // FB only
   std::int32_t backward_micro_batch = -1;    // FB only
 };

@@ -15,7 +15,8 @@ namespace ppb {
 enum class RankBy {
   throughput,       // samples per second of the devices a candidate runs on (the whole cluster, when coupled)
   time_per_sample,  // the step time over the samples of a step
-  step_time,        // the step time (the interface specification's ranking): fair when every candidate processes the same batch
+  step_time,  // the step time (the interface specification's ranking): fair when every candidate processes the same
+              // batch
 };
 
 // The contract's name of a measure ("throughput", "time_per_sample", "step_time"), and back.

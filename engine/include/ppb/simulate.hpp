@@ -64,7 +64,7 @@ struct SimulationResult {
   double step_time_ms = 0;  // the last end (tails included); every stage starts at 0
   double span_ms = 0;       // the longest stage span: last end (tail included) - first start
   std::vector<StageSimulation> stages;
-  std::vector<TimedOp> timeline;  // by start time, kept on request
+  std::vector<TimedOp> timeline;    // by start time, kept on request
   std::int64_t operations = 0;      // operations run
   bool timeline_truncated = false;  // the timeline holds only the first max_timeline_ops of them
   bool aborted = false;

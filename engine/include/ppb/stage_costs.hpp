@@ -18,7 +18,7 @@ struct VirtualStageCost {
   double backward_ms = 0;  // full backward including recompute; split schedules run backward_ms - weight_ms as B
   double weight_ms = 0;    // weight-gradient part, run as W by zero-bubble schedules
   double activation_mib = 0;
-  double send_ms = 0;  // transfer to the next virtual stage (and the gradient back); 0 on the same device
+  double send_ms = 0;                // transfer to the next virtual stage (and the gradient back); 0 on the same device
   double weight_activation_mib = 0;  // the part of activation_mib held from the end of B to the end of W
   double forward_comm_ms = 0;        // communication inside forward_ms
   double backward_comm_ms = 0;       // communication inside backward_ms
