@@ -27,7 +27,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kCommands[] = {"estimate", "balance", "import", "export", "search"};
+constexpr const char* kCommands[] = {"estimate", "balance", "import", "export", "search", "compare"};
 
 const char* command_of(std::uint8_t byte) {
   switch (byte) {
@@ -36,7 +36,8 @@ const char* command_of(std::uint8_t byte) {
     case 'i': return "import";
     case 'x': return "export";
     case 's': return "search";
-    default: return kCommands[byte % 5];
+    case 'c': return "compare";
+    default: return kCommands[byte % 6];
   }
 }
 

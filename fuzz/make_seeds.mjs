@@ -1,5 +1,6 @@
 // Writes the fuzzer's seed corpus: one file per request, its first byte naming the command
-// ('e' estimate, 'b' balance, 'i' import, 'x' export, 's' search), as fuzz/fuzz_commands.cpp reads it.
+// ('e' estimate, 'b' balance, 'i' import, 'x' export, 's' search, 'c' compare), as fuzz/fuzz_commands.cpp
+// reads it.
 // Sources: the models in examples/ (in requests of every command), the bad-input corpus in
 // tests/bad-inputs/ (each under the command its file name gives), and a few hand-made requests.
 //   node fuzz/make_seeds.mjs OUTPUT_DIR
@@ -12,7 +13,7 @@ const out = process.argv[2];
 if (!out) throw new Error('usage: node fuzz/make_seeds.mjs OUTPUT_DIR');
 mkdirSync(out, { recursive: true });
 
-const letter = { estimate: 'e', balance: 'b', import: 'i', export: 'x', search: 's' };
+const letter = { estimate: 'e', balance: 'b', import: 'i', export: 'x', search: 's', compare: 'c' };
 let n = 0;
 const seed = (command, text) => {
   writeFileSync(join(out, `seed-${String(n++).padStart(3, '0')}-${command}`), letter[command] + text);
@@ -32,6 +33,7 @@ for (const name of readdirSync(join(root, 'examples')).filter((f) => f.endsWith(
   seed('estimate', JSON.stringify({ model: doc, device: { memory_limit_mib: 60000, p2p_bandwidth_gbs: 25 },
                                     pipeline: { pp_degree: 2, vpp_degree: 2, micro_batch_num: 4, schedule: 'interleaved_1f1b' } }));
   seed('balance', JSON.stringify({ model: doc, device: { memory_limit_mib: 60000 }, pipeline }));
+  seed('compare', JSON.stringify({ model: doc, device: { memory_limit_mib: 60000 }, pipeline }));
   seed('balance', JSON.stringify({ model: doc, pipeline, balance: { mode: 'offset', offset_range: 1 } }));
   for (const to of ['mindformers', 'megatron', 'chrome-trace'])
     seed('export', JSON.stringify({ model: doc, pipeline: { ...pipeline, schedule: 'zb_h1' }, export: { to } }));
