@@ -34,6 +34,24 @@ export function el(tag, options = {}, children = []) {
 }
 
 /**
+ * Listeners that make a row-like element act as a button: a click, Enter or Space runs `open`.
+ * @param {() => void} open
+ * @returns {Record<string, EventListener>}
+ */
+export function activates(open) {
+  return {
+    click: open,
+    keydown: (event) => {
+      const key = /** @type {KeyboardEvent} */ (event).key;
+      if (key === 'Enter' || key === ' ') {
+        event.preventDefault();
+        open();
+      }
+    },
+  };
+}
+
+/**
  * The element with this id, or an error naming it (the page's markup and its script belong together).
  * @template {HTMLElement} T
  * @param {string} id

@@ -5,7 +5,7 @@
 
 /** @import {CompareResult, CompareRow} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
-import { el } from '../dom.js';
+import { activates, el } from '../dom.js';
 import { s, text, textWidth, chartRoot, legend, legendHeight } from '../svg.js';
 import { num, percent, count } from '../format.js';
 import { t } from '../i18n.js';
@@ -90,16 +90,7 @@ export function renderScheduleTable(result, { current, onOpen }) {
       attrs: row.runs
         ? { tabindex: 0, title: shown ? t('The plan shown') : t('Show the plan with this schedule'), 'aria-current': shown ? 'true' : null }
         : { 'aria-disabled': 'true' },
-      on: row.runs ? {
-        click: open,
-        keydown: (event) => {
-          const key = /** @type {KeyboardEvent} */ (event).key;
-          if (key === 'Enter' || key === ' ') {
-            event.preventDefault();
-            open();
-          }
-        },
-      } : {},
+      on: row.runs ? activates(open) : {},
     }, [el('th', { attrs: { scope: 'row' } }, [nameCell(row)]), ...cells]);
   });
   const partitionNote = result.schedules.some((row) => row.runs && !row.partition_as_given)

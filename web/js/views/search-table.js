@@ -3,7 +3,7 @@
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 import { t } from '../i18n.js';
-import { el } from '../dom.js';
+import { activates, el } from '../dom.js';
 import { num, percent, count, signed } from '../format.js';
 
 /**
@@ -92,16 +92,7 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
       attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).join(' '),
         // The reasons are the engine's (English) sentences.
         'data-title-from': c.feasible ? null : 'engine', 'aria-selected': index === selected },
-      on: {
-        click: open,
-        keydown: (event) => {
-          const key = /** @type {KeyboardEvent} */ (event).key;
-          if (key === 'Enter' || key === ' ') {
-            event.preventDefault();
-            open();
-          }
-        },
-      },
+      on: activates(open),
     }, COLUMNS.map((column) => {
       const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
       const raw = column.value(c, index);
