@@ -124,6 +124,9 @@ test('timeline operations are selected and inspected by keyboard and by click', 
   const distance = (/** @type {any} */ op) => (op.start_ms <= middle && op.end_ms > middle ? 0 : Math.min(Math.abs(op.start_ms - middle), Math.abs(op.end_ms - middle)));
   let i = rows[0].reduce((best, op, k) => (distance(op) < distance(rows[0][best]) ? k : best), 0);
   assert.match(await title() ?? '', named(rows[0][i]));
+  // The highlight is drawn with the chart's next frame, after the details panel: wait for it, then
+  // require exactly one.
+  await page.waitForFunction(() => document.querySelectorAll('svg#timeline .selected-op').length > 0);
   assert.equal(await page.locator('svg#timeline .selected-op').count(), 1);
   await page.keyboard.press('ArrowRight');
   i = Math.min(i + 1, rows[0].length - 1);
