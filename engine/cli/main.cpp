@@ -211,7 +211,8 @@ int main(int argc, char** argv) {
   }
   const ppb::CommandOutput result = ppb::run_command(command, text);
   std::string out = result.json;
-  const auto response = nlohmann::json::parse(out);
+  // Read back only to indent it or to list its errors: a large plan's answer takes a while to parse.
+  const auto response = pretty || result.exit_code != 0 ? nlohmann::json::parse(out) : nlohmann::json::object();
   if (pretty) out = response.dump(2);
   if (response.contains("errors")) {
     const std::size_t n = response["errors"].size();

@@ -21,7 +21,7 @@ enum class PhaseStatus {
 
 class Budget {
  public:
-  explicit Budget(const BalanceOptions& options) : options_(options) {}
+  explicit Budget(const BalanceOptions& options) : options_(options), spent_ms_(options.spent_before_ms) {}
 
   // A slice of `slice_ms` starts (and the budget with the first one).
   void begin_slice(double slice_ms) {
@@ -83,7 +83,7 @@ class Budget {
 
   static constexpr std::int64_t kClockWork = 64;
   const BalanceOptions& options_;
-  double spent_ms_ = 0;        // in earlier slices
+  double spent_ms_;            // before the balance, then in earlier slices
   double slice_start_ms_ = 0;  // on the clock
   double slice_end_ms_ = 0;    // in time spent
   bool slice_over_ = false;

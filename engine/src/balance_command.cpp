@@ -84,6 +84,7 @@ struct BalanceRequest {
   Plan shape;
   BalanceOptions options;  // optimal mode
   Diagnostics diagnostics;
+  std::optional<Estimate> baseline;  // the even split, estimated before the balance (optimal mode)
 };
 
 // Reads `document` into `out`; false (with the errors in out.diagnostics) when it cannot run.
@@ -123,8 +124,18 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   return true;
 }
 
+// Readies the optimal mode once the request is read: estimates the even split, which the answer
+// compares with, and counts the time spent so far, and as much again as that estimate took (the
+// answer estimates the plan found the same way), against the time budget.
+void prepare_optimal(BalanceRequest& in, const RequestClock& clock) {
+  const auto before = clock.elapsed_ms();
+  in.baseline = estimate(in.request.model, in.request.device, in.shape, false, in.request.components);
+  const auto now = clock.elapsed_ms();
+  in.options.spent_before_ms = now + (now - before);
+}
+
 // The offset mode's response: the ranked offsets, the best as the plan.
-CommandOutput offset_response(const BalanceRequest& in) {
+CommandOutput offset_response(const BalanceRequest& in, const RequestClock& clock) {
   const Request& request = in.request;
   const BalanceSettings& settings = in.settings;
   const bool timeline = request.pipeline.include_timeline;
@@ -134,7 +145,9 @@ CommandOutput offset_response(const BalanceRequest& in) {
   search.range = settings.offset_range;
   search.allow_empty_stages = request.pipeline.allow_empty_stages;
   search.max_candidates = settings.max_candidates;
-  search.time_budget_ms = settings.time_budget_ms;
+  // The time spent reading the request counts against the budget (the search evaluates at least
+  // one offset whatever is left).
+  search.time_budget_ms = std::max(0.0, settings.time_budget_ms - clock.elapsed_ms());
   search.components = request.components;
   const OffsetSearchResult searched = offset_search(request.model, request.device, in.shape, search);
   const auto& candidates = searched.candidates;
@@ -182,7 +195,7 @@ CommandOutput offset_response(const BalanceRequest& in) {
 CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& found) {
   const Request& request = in.request;
   const bool timeline = request.pipeline.include_timeline;
-  const Estimate baseline = estimate(request.model, request.device, in.shape, false, request.components);
+  const Estimate& baseline = *in.baseline;
   const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
   json result = estimate_json(best, request.model, timeline);
   result["infeasibility"] =
@@ -205,10 +218,12 @@ CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& fo
   return ok_response("balance", result, in.diagnostics);
 }
 
-CommandOutput run_balance(const json& document) {
+CommandOutput run_balance(json document, const RequestClock& clock) {
   BalanceRequest in;
   if (!read_balance_request(document, in)) return invalid(in.diagnostics);
-  if (in.settings.mode == "offset") return offset_response(in);
+  document = nullptr;  // read: freed inside the budget
+  if (in.settings.mode == "offset") return offset_response(in, clock);
+  prepare_optimal(in, clock);
   return optimal_response(in, balance(in.request.model, in.request.device, in.shape, in.options));
 }
 
@@ -221,19 +236,24 @@ struct BalanceSession::Impl {
   detail::BalanceRequest in;
   std::unique_ptr<Balancer> balancer;  // optimal mode; reads `in`, which outlives it
   CommandOutput offset;                // offset mode: the whole answer, made by the first step
+  // When the session was made: the offset mode's budget counts from here.
+  detail::RequestClock clock;
 };
 
 BalanceSession::BalanceSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    const auto document = parse_json_text(request_json, impl_->in.diagnostics);
+    auto document = parse_json_text(request_json, impl_->in.diagnostics);
     if (!document || !detail::read_balance_request(*document, impl_->in)) {
       impl_->error = detail::invalid(impl_->in.diagnostics);
       return;
     }
+    document.reset();  // read: freed inside the budget
     const detail::BalanceRequest& in = impl_->in;
-    if (in.settings.mode != "offset")
+    if (in.settings.mode != "offset") {
+      detail::prepare_optimal(impl_->in, impl_->clock);
       impl_->balancer = std::make_unique<Balancer>(in.request.model, in.request.device, in.shape, in.options);
+    }
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
   }
@@ -250,7 +270,7 @@ BalanceProgress BalanceSession::step(double slice_ms) {
   if (!impl_->error.json.empty()) return done;
   try {
     if (impl_->balancer) return impl_->balancer->step(slice_ms);
-    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in);
+    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in, impl_->clock);
     return done;
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
@@ -262,7 +282,7 @@ CommandOutput BalanceSession::result(bool cancelled) {
   if (!impl_->error.json.empty()) return impl_->error;
   try {
     if (impl_->balancer) return detail::optimal_response(impl_->in, impl_->balancer->result(cancelled));
-    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in);
+    if (impl_->offset.json.empty()) impl_->offset = detail::offset_response(impl_->in, impl_->clock);
     return impl_->offset;
   } catch (...) {
     impl_->error = failure_output(std::current_exception());

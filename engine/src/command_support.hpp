@@ -2,6 +2,7 @@
 // and the declarations of each command, one source file per command.
 #pragma once
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,11 +23,25 @@ CommandOutput invalid(const Diagnostics& diagnostics);
 // only when there is none at all.
 std::optional<Plan> checked_plan(const Request& request, Diagnostics& diagnostics);
 
-CommandOutput run_estimate(const nlohmann::json& document);
-CommandOutput run_import(const nlohmann::json& document);
-CommandOutput run_export(const nlohmann::json& document);
-CommandOutput run_balance(const nlohmann::json& document);
-CommandOutput run_search(const nlohmann::json& document);
-CommandOutput run_compare(const nlohmann::json& document);
+// When the request arrived: a command with a time budget (balance, search) counts the time spent
+// reading the request against it, so that the budget covers the whole command.
+class RequestClock {
+ public:
+  [[nodiscard]] double elapsed_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrived_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point arrived_ = std::chrono::steady_clock::now();
+};
+
+// Each command owns its request document, so that a command with a time budget can free it (for a
+// large model, as long as parsing it) inside the budget rather than after the answer.
+CommandOutput run_estimate(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_import(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_export(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_balance(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_search(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_compare(nlohmann::json document, const RequestClock& clock);
 
 }  // namespace ppb::detail

@@ -64,7 +64,7 @@ std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
   return plan;
 }
 
-CommandOutput run_estimate(const json& document) {
+CommandOutput run_estimate(json document, const RequestClock& /*clock*/) {
   Diagnostics d;
   Request request = parse_request(document, d);
   auto plan = checked_plan(request, d);
@@ -78,10 +78,12 @@ CommandOutput run_estimate(const json& document) {
 
 CommandOutput run_command(std::string_view command, std::string_view request_json) {
   try {
-    static const std::map<std::string, std::function<CommandOutput(const json&)>, std::less<>> commands = {
-        {"estimate", detail::run_estimate}, {"import", detail::run_import}, {"export", detail::run_export},
-        {"balance", detail::run_balance},   {"search", detail::run_search}, {"compare", detail::run_compare},
-    };
+    const detail::RequestClock clock;
+    static const std::map<std::string, std::function<CommandOutput(json, const detail::RequestClock&)>, std::less<>>
+        commands = {
+            {"estimate", detail::run_estimate}, {"import", detail::run_import}, {"export", detail::run_export},
+            {"balance", detail::run_balance},   {"search", detail::run_search}, {"compare", detail::run_compare},
+        };
     auto it = commands.find(command);
     if (it == commands.end()) {
       std::string known;
@@ -98,7 +100,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
     Diagnostics d;
     auto document = parse_json_text(request_json, d);
     if (!document) return detail::invalid(d);
-    return it->second(*document);
+    return it->second(std::move(*document), clock);
   } catch (...) {
     return failure_output(std::current_exception());
   }

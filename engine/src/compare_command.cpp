@@ -7,7 +7,7 @@ namespace ppb::detail {
 
 using nlohmann::json;
 
-CommandOutput run_compare(const json& document) {
+CommandOutput run_compare(json document, const RequestClock& /*clock*/) {
   Diagnostics d;
   const Request request = parse_request(document, d);
   if (!d.ok()) return invalid(d);

@@ -53,7 +53,7 @@ json exported_json(const ExportedEstimate& e) {
 
 }  // namespace
 
-CommandOutput run_export(const json& document) {
+CommandOutput run_export(json document, const RequestClock& /*clock*/) {
   Diagnostics d;
   Request request = parse_request(document, d);
   const std::string target = export_target(document, d);

@@ -37,7 +37,7 @@ CommandOutput pass_through(const json& model, const std::string& path, Diagnosti
 
 }  // namespace
 
-CommandOutput run_import(const json& document) {
+CommandOutput run_import(json document, const RequestClock& /*clock*/) {
   Diagnostics d;
   if (!document.is_object()) {
     d.error("TYPE_MISMATCH", "",

@@ -16,7 +16,10 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
 }  // namespace
 
 Search::Search(SearchProblem problem, SearchEnumeration enumeration, SearchSettings settings)
-    : problem_(std::move(problem)), enumeration_(std::move(enumeration)), settings_(settings) {}
+    : problem_(std::move(problem)),
+      enumeration_(std::move(enumeration)),
+      settings_(settings),
+      elapsed_ms_(settings.spent_before_ms) {}
 
 SearchProgress Search::step(double slice_ms) {
   const auto total = static_cast<std::int64_t>(enumeration_.combinations.size());

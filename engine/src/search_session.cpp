@@ -19,9 +19,10 @@ struct SearchSession::Impl {
 };
 
 SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
+  const detail::RequestClock clock;
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    const auto document = parse_json_text(request_json, impl_->diagnostics);
+    auto document = parse_json_text(request_json, impl_->diagnostics);
     if (!document) {
       impl_->error = detail::invalid(impl_->diagnostics);
       return;
@@ -31,6 +32,8 @@ SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_un
       impl_->error = detail::invalid(impl_->diagnostics);
       return;
     }
+    document.reset();  // read: freed inside the budget
+    request->settings.spent_before_ms = clock.elapsed_ms();
     impl_->search.emplace(std::move(request->problem), std::move(request->enumeration), request->settings);
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
@@ -69,10 +72,12 @@ CommandOutput SearchSession::result(bool cancelled) {
 
 namespace detail {
 
-CommandOutput run_search(const nlohmann::json& document) {
+CommandOutput run_search(nlohmann::json document, const RequestClock& clock) {
   Diagnostics d;
   auto request = parse_search_request(document, d);
   if (!request) return invalid(d);
+  document = nullptr;  // read: freed inside the budget
+  request->settings.spent_before_ms = clock.elapsed_ms();
   Search search(std::move(request->problem), std::move(request->enumeration), request->settings);
   while (!search.step(1e9).finished) {
   }

@@ -165,5 +165,27 @@ TEST(BalanceBudget, NothingFitsIsProvenBeforeAnySearch) {
   EXPECT_TRUE(has_note(r, "exceeds it least"));
 }
 
+// The command counts the time spent reading the request against the budget (spent_before_ms): the
+// balance starts with that much already on its clock, and every phase still stops by the budget's
+// end, 20 ms after the start here rather than 60.
+TEST(BalanceBudget, TimeSpentBeforeTheBalanceCountsAgainstTheBudget) {
+  const Model model = distinct_layers(2'000);
+  Device device;
+  device.memory_limit_mib = 32'500;  // as EveryPhaseStopsWithinTheBudget: binding, and some plan fits
+  SteppingClock clock;
+  BalanceOptions options;
+  options.recompute_options = {0, 1};
+  options.time_budget_ms = 60;
+  options.spent_before_ms = 40;
+  options.clock_ms = clock.function();
+  const BalanceResult r = balance(model, device, pp8_m32(), options);
+
+  ASSERT_TRUE(r.feasible);
+  EXPECT_FALSE(r.proven_optimal);
+  ASSERT_FALSE(r.phases.empty());
+  EXPECT_GE(r.phases.front().start_ms, 40);
+  for (const auto& p : r.phases) expect_stops_by(p, 60);
+}
+
 }  // namespace
 }  // namespace ppb::test

@@ -30,6 +30,10 @@ struct BalanceOptions {
   std::int64_t node_budget = 2'000'000;  // search nodes before giving up the proof
   std::int64_t simulation_budget = 200'000;
   double time_budget_ms = 1e12;  // wall clock for every phase of the balance
+  // Time already spent on the request (reading it, and what the answer will need after the
+  // balance) when the balance starts; it counts against time_budget_ms, so that the budget covers
+  // the whole command.
+  double spent_before_ms = 0;
   // Milliseconds on a monotonic clock, read by the balance to keep its time budget; empty means
   // std::chrono::steady_clock. Tests inject a clock of their own, so that no test depends on speed.
   std::function<double()> clock_ms;

@@ -32,6 +32,9 @@ struct SearchSettings {
   std::optional<RankBy> rank_by;
   std::int64_t max_candidates = 10'000;  // evaluated at most
   double time_budget_ms = 60'000;        // wall clock for the whole search
+  // Time already spent on the request (reading it) when the search starts; it counts against
+  // time_budget_ms, so that the budget covers the whole command.
+  double spent_before_ms = 0;
 };
 
 struct SearchCounts {
@@ -53,7 +56,7 @@ struct SearchResult {
   std::optional<BestCandidate> best;
   // When no evaluated candidate fits: why, for the one closest to fitting, and what would fit.
   std::optional<Infeasibility> infeasibility;
-  double elapsed_ms = 0;  // time spent evaluating
+  double elapsed_ms = 0;  // time spent reading the request and evaluating
   RankBy rank_by = RankBy::throughput;
   bool partial = false;    // not every combination was evaluated
   bool cancelled = false;  // cancelled before the last combination
