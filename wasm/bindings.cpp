@@ -66,6 +66,7 @@ emscripten::val balance_error(const ppb::BalanceSession& session) { return to_js
 emscripten::val balance_result(ppb::BalanceSession& session, bool cancelled) {
   return to_js(session.result(cancelled).json);
 }
+emscripten::val balance_best_so_far(ppb::BalanceSession& session) { return to_js(session.best_so_far().json); }
 
 }  // namespace
 
@@ -85,10 +86,12 @@ EMSCRIPTEN_BINDINGS(ppb) {
       .function("step", &search_step)
       .function("result", &search_result);
   // A balance in slices: progress (phase, nodes, simulations, incumbent_ms, lower_bound_ms) between
-  // them, each slice a fresh call; result(cancelled) before the end answers with the best plan so far.
+  // them, each slice a fresh call; result(cancelled) before the end answers with the best plan so far,
+  // and bestSoFar() gives it while the balance goes on.
   emscripten::class_<ppb::BalanceSession>("BalanceSession")
       .constructor<std::string>()
       .function("error", &balance_error)
       .function("step", &balance_step)
-      .function("result", &balance_result);
+      .function("result", &balance_result)
+      .function("bestSoFar", &balance_best_so_far);
 }

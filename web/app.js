@@ -126,8 +126,9 @@ const runner = new PlanRunner({ engine, store, status, errors, banners, work, fo
   onRequest: () => schedulePanel.inputsChanged(),
   onPlan: (plan, comparison) => {
     views.show(plan, comparison);
-    // An embed shows only the views it names, and none of them is this one.
-    if (!embed.embed) schedulePanel.update(plan);
+    // An embed shows only the views it names, and none of them is this one. A balance's best plan so far is
+    // compared under every schedule once it is final.
+    if (!embed.embed && !plan.interim) schedulePanel.update(plan);
     address.changed();
     if (embed.embed) updateOpenLink(store.state, embed.theme);
   },
@@ -377,12 +378,15 @@ redrawOnResize();
 /** Test and automation hooks: the last response, the state, and a way to crash the worker. */
 /** @type {any} */ (window).__ppb = {
   get last() { return runner.current?.response ?? null; },
+  /** Whether the plan shown is a balance's best plan so far (the balance goes on). */
+  get interim() { return runner.current?.interim ?? false; },
   get lastRequest() { return runner.current?.request ?? null; },
   get comparison() { return runner.comparison; },
   get search() { return searchPanel.result; },
   get schedules() { return schedulePanel.result ? { request: schedulePanel.request, result: schedulePanel.result } : null; },
   get cancelledCalls() { return engine.cancelledCalls; },
   get modelsSent() { return engine.modelsSent; },
+  get warmUpMs() { return engine.warmUpMs; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
   crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),

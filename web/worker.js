@@ -17,8 +17,13 @@
 //   {type: 'progress', id, progress}       at most every PROGRESS_MS during a sliced call: the session's step()
 //                                           answer ({done, total} for a search; nodes, incumbent, bound for a
 //                                           balance)
+//   {type: 'interim', id, response}        a balance still running after INTERIM_AFTER_MS: its best plan so far
+//                                           (a balance response, not proven; notes say it is still running),
+//                                           when it has one and it is better than the last one sent, at most
+//                                           every INTERIM_EVERY_MS; the 'response' follows as always
 //   {type: 'dead', id, error}              the module threw (abort, out of memory): it cannot be trusted any
 //                                           more; the page replaces this worker
+//   {type: 'warm', ms}                     the warm-up after loading is over (ms: the time it took)
 //
 // Everything sits in one function scope: the single-file page runs this file in the same script as ppb_engine.js
 // (tools/single-file.mjs), where top-level names would be shared with the engine's.
@@ -30,6 +35,14 @@
   const SLICED = ['search', 'balance'];
   const SLICE_MS = 40;
   const PROGRESS_MS = 50;
+  /** A balance that has not finished after this much of its work sends its best plan so far, for the page to draw. */
+  const INTERIM_AFTER_MS = 120;
+  const INTERIM_EVERY_MS = 700;
+  /** Rounds of the warm-up after loading (warmUp), and the quiet it waits for before each piece. */
+  const WARM_UP_ROUNDS = 2;
+  const WARM_UP_QUIET_MS = 50;
+  /** When the page's last call came (performance.now()). */
+  let lastCall = 0;
 
   /** @type {any} */
   let engine = null;
@@ -72,6 +85,63 @@
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /**
+   * A request of 400 individually listed decoders with full recompute between a pinned embedding and head, on pp 4
+   * with 16 micro batches under a limit that makes the first stages recompute: the warm-up's work, shaped as a
+   * profiler's file is (each layer its own entry), so that reading it runs the code a person's upload runs.
+   * @returns {Record<string, any>}
+   */
+  function warmUpRequest() {
+    /** @type {Record<string, any>[]} */
+    const layers = [{ name: 'embedding', pin: 'first', forward_ms: 3, backward_ms: 6, static_mib: 2000, activation_mib: 100, send_mib: 32 }];
+    for (let i = 0; i < 400; ++i) {
+      const f = 1 + 0.1 * (i % 3);
+      layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
+        recompute: { full: { activation_mib: 0.2, extra_ms: f } } });
+    }
+    layers.push({ name: 'head', pin: 'last', forward_ms: 5, backward_ms: 10, static_mib: 3000, activation_mib: 200, send_mib: 32 });
+    return { model: { format: 'ppb.model.v1', name: 'warm-up', layers },
+      device: { memory_limit_mib: 6000, p2p_bandwidth_gbs: 25, p2p_latency_ms: 0.02 },
+      pipeline: { pp_degree: 4, micro_batch_num: 16 } };
+  }
+
+  /**
+   * V8 runs a module's code on its baseline compiler first and moves a function to its optimising one only after
+   * the function has run a while, for its next call; a person's first large upload would run its longest call (reading
+   * the model) on the baseline code, about three times slower. So once loaded, the worker runs a small balance,
+   * estimate and comparison in short pieces while it is otherwise idle (a page's call waits at most one piece).
+   */
+  async function warmUp() {
+    const started = performance.now();
+    const request = warmUpRequest();
+    // Idle: no sliced call running and none made in the last moment (the page often makes a few in a row).
+    const idle = async () => {
+      while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS) await pause(WARM_UP_QUIET_MS);
+    };
+    for (let round = 0; round < WARM_UP_ROUNDS; ++round) {
+      await idle();
+      const session = new engine.BalanceSession(JSON.stringify({ ...request, balance: { time_budget_ms: 100 } }));
+      try {
+        while (!JSON.parse(session.step(10)).finished) {
+          await pause(0);
+          await idle();
+        }
+        session.bestSoFar();
+        session.result(false);
+      } finally {
+        session.delete();
+      }
+      await pause(0);
+      await idle();
+      engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
+      await pause(0);
+      await idle();
+      engine.compare(JSON.stringify(request));
+      await pause(0);
+    }
+    post({ type: 'warm', ms: performance.now() - started });
+  }
+
+  /**
    * Runs a call through one of the engine's sessions (SearchSession, BalanceSession) in slices, so that cancel
    * messages get through between slices and each slice is a fresh call into the module (V8 moves a function to
    * its optimising tier only between calls).
@@ -90,6 +160,10 @@
         return;
       }
       let lastProgress = 0;
+      const started = performance.now();
+      let lastInterim = -Infinity;
+      /** @type {number | null} */
+      let interimIncumbent = null;
       for (;;) {
         const progress = JSON.parse(session.step(SLICE_MS));
         const now = performance.now();
@@ -98,6 +172,13 @@
           lastProgress = now;
         }
         if (progress.finished) break;
+        const incumbent = progress.incumbent_ms;
+        if (typeof session.bestSoFar === 'function' && typeof incumbent === 'number' && now - started >= INTERIM_AFTER_MS &&
+            now - lastInterim >= INTERIM_EVERY_MS && (interimIncumbent === null || incumbent < interimIncumbent)) {
+          post({ type: 'interim', id, response: session.bestSoFar() });
+          lastInterim = performance.now();
+          interimIncumbent = incumbent;
+        }
         await pause(0);
         if (control.cancelled) break;
       }
@@ -129,6 +210,9 @@
         }
         engine = module;
         post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: SLICED });
+        // After the page's first calls (the plan of the example it opens with) have had their turn.
+        lastCall = performance.now() + 250;
+        warmUp().catch((error) => die(null, error));
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
     );
@@ -161,6 +245,7 @@
       return;
     }
     const { id } = message;
+    lastCall = Math.max(lastCall, performance.now());
     const request = message.request === undefined ? '' : requestText(message);
     if (request === null) {
       post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [

@@ -107,8 +107,23 @@ struct Balancer::Impl {
   }
 
   void run_phases();
-  enum class Stop { none, stopped, cancelled };  // how the balance ends: at its end or before
+  // How the balance ends: at its end, or before it (stopped, cancelled, or still running and asked
+  // for its best plan so far).
+  enum class Stop { none, stopped, cancelled, running };
+  [[nodiscard]] static std::string stopped_text(Stop stop) {
+    if (stop == Stop::running) return "the balance is still running";
+    return std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped");
+  }
   void finish(Stop stop);
+  // The result, or before the end the answer `stop` makes of the state so far (the balance can
+  // still go on).
+  [[nodiscard]] BalanceResult answer(Stop stop) {
+    if (phase == Phase::done) return result;
+    BalanceResult kept = result;
+    finish(stop);
+    std::swap(kept, result);
+    return kept;
+  }
   [[nodiscard]] BalanceProgress progress() const;
   [[nodiscard]] double proven_bound() const;
   // Records the phase that starts (once) and the one that ends.
@@ -281,9 +296,10 @@ void Balancer::Impl::finish(Stop stop) {
       result.notes.push_back("a recompute frontier was thinned to " + std::to_string(kFrontierPoints) +
                              " points: its answers may exceed the least recompute time by " + text);
     }
-    if (stopped)
-      result.notes.push_back(std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped") +
-                             " before it finished");
+    if (stop == Stop::running)
+      result.notes.push_back(stopped_text(stop) + "; this is the best plan so far");
+    else if (stopped)
+      result.notes.push_back(stopped_text(stop) + " before it finished");
     if (model_exact && complete && options.tolerance > 0)
       result.notes.push_back("searched to within the requested tolerance of the optimum");
   } else {
@@ -292,9 +308,10 @@ void Balancer::Impl::finish(Stop stop) {
     result.plan = least_over_plan(problem, over ? over->ends : problem.even_ends());
     const std::string which = over ? "this is the plan that exceeds it least"
                                    : "this is the even split with the most activation-saving recompute";
-    if (stopped)
-      result.notes.push_back(std::string("the balance was ") + (stop == Stop::cancelled ? "cancelled" : "stopped") +
-                             " before it found a plan that fits the memory limit; " + which);
+    if (stop == Stop::running)
+      result.notes.push_back(stopped_text(stop) + " and has not found a plan that fits the memory limit yet; " + which);
+    else if (stopped)
+      result.notes.push_back(stopped_text(stop) + " before it found a plan that fits the memory limit; " + which);
     else if (budget_hit)
       result.notes.push_back("no plan that fits the memory limit was found within the search budget; " + which);
     else
@@ -334,14 +351,10 @@ BalanceProgress Balancer::step(double slice_ms) {
 BalanceProgress Balancer::progress() const { return impl_->progress(); }
 
 BalanceResult Balancer::result(bool cancelled) {
-  if (impl_->phase != Impl::Phase::done) {
-    BalanceResult kept = impl_->result;
-    impl_->finish(cancelled ? Impl::Stop::cancelled : Impl::Stop::stopped);
-    std::swap(kept, impl_->result);  // the balancer can still go on
-    return kept;
-  }
-  return impl_->result;
+  return impl_->answer(cancelled ? Impl::Stop::cancelled : Impl::Stop::stopped);
 }
+
+BalanceResult Balancer::best_so_far() { return impl_->answer(Impl::Stop::running); }
 
 BalanceResult balance(const Model& model, const Device& device, const PipelineShape& shape,
                       const BalanceOptions& options) {

@@ -126,12 +126,12 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
 
 // Readies the optimal mode once the request is read: estimates the even split, which the answer
 // compares with, and counts the time spent so far, and as much again as that estimate took (the
-// answer estimates the plan found the same way), against the time budget.
+// answer estimates the plan found the same way), against the time budget (RequestClock::counted_ms).
 void prepare_optimal(BalanceRequest& in, const RequestClock& clock) {
   const auto before = clock.elapsed_ms();
   in.baseline = estimate(in.request.model, in.request.device, in.shape, false, in.request.components);
   const auto now = clock.elapsed_ms();
-  in.options.spent_before_ms = now + (now - before);
+  in.options.spent_before_ms = RequestClock::counted_ms(now + (now - before), in.options.time_budget_ms);
 }
 
 // The offset mode's response: the ranked offsets, the best as the plan.
@@ -145,9 +145,9 @@ CommandOutput offset_response(const BalanceRequest& in, const RequestClock& cloc
   search.range = settings.offset_range;
   search.allow_empty_stages = request.pipeline.allow_empty_stages;
   search.max_candidates = settings.max_candidates;
-  // The time spent reading the request counts against the budget (the search evaluates at least
-  // one offset whatever is left).
-  search.time_budget_ms = std::max(0.0, settings.time_budget_ms - clock.elapsed_ms());
+  // The time spent reading the request counts against the budget.
+  search.time_budget_ms =
+      settings.time_budget_ms - RequestClock::counted_ms(clock.elapsed_ms(), settings.time_budget_ms);
   search.components = request.components;
   const OffsetSearchResult searched = offset_search(request.model, request.device, in.shape, search);
   const auto& candidates = searched.candidates;
@@ -275,6 +275,17 @@ BalanceProgress BalanceSession::step(double slice_ms) {
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
     return done;
+  }
+}
+
+CommandOutput BalanceSession::best_so_far() {
+  if (!impl_->error.json.empty()) return impl_->error;
+  if (!impl_->balancer) return result(false);  // the offset mode's answer comes whole
+  try {
+    return detail::optimal_response(impl_->in, impl_->balancer->best_so_far());
+  } catch (...) {
+    impl_->error = failure_output(std::current_exception());
+    return impl_->error;
   }
 }
 

@@ -2,6 +2,7 @@
 // and the declarations of each command, one source file per command.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,13 @@ class RequestClock {
  public:
   [[nodiscard]] double elapsed_ms() const {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrived_).count();
+  }
+  // What to count as already spent of `budget_ms` when the work itself starts, `spent_ms` after the
+  // arrival: all of it, but the work keeps at least a tenth of the budget, so that a request that
+  // took long to read (a large model, a slow first call) still gets an answer worth having (a
+  // balance decides whether any plan fits; a search evaluates candidates).
+  [[nodiscard]] static double counted_ms(double spent_ms, double budget_ms) {
+    return std::min(spent_ms, 0.9 * budget_ms);
   }
 
  private:

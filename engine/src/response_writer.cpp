@@ -22,6 +22,15 @@ json recompute_map(const std::map<std::string, std::vector<int>>& m) {
 
 }  // namespace
 
+void write_op_details(json& out, const TimedOp& op) {
+  // A backward whose W runs apart computes only the input gradient; an F&B pair also names its backward.
+  if (op.kind == OpKind::B || op.kind == OpKind::FB) out["weight_apart"] = op.weight_apart;
+  if (op.kind == OpKind::FB) {
+    out["backward_virtual_stage"] = op.backward_virtual_stage;
+    out["backward_micro_batch"] = op.backward_micro_batch;
+  }
+}
+
 json estimate_json(const Estimate& e, const Model& model, bool include_timeline) {
   const Plan& plan = e.plan;
   json r;
@@ -95,12 +104,7 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
     for (const auto& op : e.simulation.timeline) {
       json entry = {{"stage", op.stage},      {"virtual_stage", op.virtual_stage}, {"micro_batch", op.micro_batch},
                     {"op", op_name(op.kind)}, {"start_ms", op.start_ms},           {"end_ms", op.end_ms}};
-      // A backward whose W runs apart computes only the input gradient; an F&B pair also names its backward.
-      if (op.kind == OpKind::B || op.kind == OpKind::FB) entry["weight_apart"] = op.weight_apart;
-      if (op.kind == OpKind::FB) {
-        entry["backward_virtual_stage"] = op.backward_virtual_stage;
-        entry["backward_micro_batch"] = op.backward_micro_batch;
-      }
+      write_op_details(entry, op);
       timeline.push_back(std::move(entry));
     }
     r["timeline"] = timeline;

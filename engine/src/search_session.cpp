@@ -33,7 +33,8 @@ SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_un
       return;
     }
     document.reset();  // read: freed inside the budget
-    request->settings.spent_before_ms = clock.elapsed_ms();
+    request->settings.spent_before_ms =
+        detail::RequestClock::counted_ms(clock.elapsed_ms(), request->settings.time_budget_ms);
     impl_->search.emplace(std::move(request->problem), std::move(request->enumeration), request->settings);
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
@@ -77,7 +78,7 @@ CommandOutput run_search(nlohmann::json document, const RequestClock& clock) {
   auto request = parse_search_request(document, d);
   if (!request) return invalid(d);
   document = nullptr;  // read: freed inside the budget
-  request->settings.spent_before_ms = clock.elapsed_ms();
+  request->settings.spent_before_ms = RequestClock::counted_ms(clock.elapsed_ms(), request->settings.time_budget_ms);
   Search search(std::move(request->problem), std::move(request->enumeration), request->settings);
   while (!search.step(1e9).finished) {
   }

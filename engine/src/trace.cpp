@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ppb/limits.hpp"
+#include "ppb/response_writer.hpp"
 #include "ppb/schedule.hpp"
 #include "ppb/version.hpp"
 
@@ -45,11 +46,8 @@ json chrome_trace(const Estimate& e, const Model& model) {
       name += std::to_string(op.micro_batch);
       name += "&B";
       name += std::to_string(op.backward_micro_batch);
-      args["backward_micro_batch"] = op.backward_micro_batch;
-      args["backward_virtual_stage"] = op.backward_virtual_stage;
     }
-    // A B whose weight gradient runs apart computes only the input gradient.
-    if (op.kind == OpKind::B || op.kind == OpKind::FB) args["weight_apart"] = op.weight_apart;
+    write_op_details(args, op);
     events.push_back({{"name", std::move(name)},
                       {"cat", kind},
                       {"ph", "X"},

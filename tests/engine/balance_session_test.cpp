@@ -101,5 +101,31 @@ TEST(BalanceSession, ProgressReportsIncumbentAndBound) {
   EXPECT_EQ(p.lower_bound_ms, r["result"]["method"]["lower_bound_ms"].get<double>());
 }
 
+// The best plan so far, asked for while the balance goes on: the incumbent progress reports, not
+// proven, its notes saying the balance is still running; asking does not change the balance, whose
+// answer is still the command's; after the end it is that answer.
+TEST(BalanceSession, BestSoFarIsTheIncumbentAndLeavesTheBalanceAsItWas) {
+  const json req = request();
+  BalanceSession session(req.dump());
+  BalanceProgress p;
+  int asked = 0;
+  do {
+    p = session.step(0);
+    if (p.incumbent_ms && !p.finished) {
+      const json interim = json::parse(session.best_so_far().json);
+      ASSERT_TRUE(interim["ok"]);
+      EXPECT_EQ(interim["result"]["step_time_ms"].get<double>(), *p.incumbent_ms);
+      EXPECT_FALSE(interim["result"]["method"]["proven_optimal"]);
+      EXPECT_EQ(interim["result"]["method"]["notes"].back(),
+                "the balance is still running; this is the best plan so far");
+      ++asked;
+    }
+  } while (!p.finished);
+  EXPECT_GT(asked, 0);
+  const CommandOutput whole = run_command("balance", req.dump());
+  EXPECT_EQ(session.result(false).json, whole.json);
+  EXPECT_EQ(session.best_so_far().json, whole.json);
+}
+
 }  // namespace
 }  // namespace ppb::test

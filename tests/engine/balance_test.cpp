@@ -132,11 +132,7 @@ TEST(Balance, ProvenPlansStateTheirStepTimeAsTheLowerBound) {
 TEST(Balance, NoBoundWithoutAProof) {
   Model model;
   for (int i = 0; i < 6; ++i) {
-    Layer l;
-    l.name = "layer" + std::to_string(i);
-    l.forward_ms = 1;
-    l.backward_ms = 2;
-    l.weight_backward_ms = 1;
+    Layer l = test::timed_layer("layer" + std::to_string(i), 1, 2, 1);
     l.activation_mib = 100;
     l.weight_activation_mib = 40;
     model.layers.push_back(l);

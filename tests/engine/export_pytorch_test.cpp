@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/export.hpp"
 #include "ppb/simulate.hpp"
@@ -86,14 +87,7 @@ std::string text(const TimedOp& op) {
   return "";
 }
 
-Plan plan_of(Schedule schedule, int pp, std::int64_t m) {
-  Plan plan;
-  plan.schedule = schedule;
-  plan.pp_degree = pp;
-  plan.vpp_degree = schedule == Schedule::interleaved_1f1b || is_v_shape(schedule) ? 2 : 1;
-  plan.micro_batch_num = m;
-  return plan;
-}
+Plan plan_of(Schedule schedule, int pp, std::int64_t m) { return Plan(test::usual_shape(schedule, pp, m)); }
 
 // The header's example, by hand from 1f1b's warm-up: rank 0 runs one extra forward first.
 TEST(ExportPytorch, OneFOneBByHand) {

@@ -8,7 +8,9 @@
 
 #include "ppb/commands.hpp"
 #include "ppb/io.hpp"
+#include "ppb/model.hpp"
 #include "ppb/plan.hpp"
+#include "ppb/schedule_names.hpp"
 
 namespace ppb::test {
 
@@ -31,6 +33,27 @@ inline bool has_error(const json& response, const std::string& code, const std::
   for (const auto& e : response.value("errors", json::array()))
     if (e.at("code") == code && e.at("path") == path) return true;
   return false;
+}
+
+// `schedule` on `pp` stages with `m` micro batches and the schedule's usual chunk count: two for
+// interleaved_1f1b and the V shapes, one otherwise.
+inline PipelineShape usual_shape(Schedule schedule, int pp, std::int64_t m) {
+  PipelineShape shape;
+  shape.schedule = schedule;
+  shape.pp_degree = pp;
+  shape.vpp_degree = schedule == Schedule::interleaved_1f1b || is_v_shape(schedule) ? 2 : 1;
+  shape.micro_batch_num = m;
+  return shape;
+}
+
+// A layer named `name` with these F, B and W times and nothing else set.
+inline Layer timed_layer(std::string name, double forward_ms, double backward_ms, double weight_backward_ms) {
+  Layer l;
+  l.name = std::move(name);
+  l.forward_ms = forward_ms;
+  l.backward_ms = backward_ms;
+  l.weight_backward_ms = weight_backward_ms;
+  return l;
 }
 
 // A model document of `body` identical decoder layers, optionally with a pinned embedding and head.

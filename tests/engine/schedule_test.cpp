@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "helpers.hpp"
 #include "ppb/estimate.hpp"
 #include "ppb/simulate.hpp"
 #include "ppb/stage_costs.hpp"
@@ -14,14 +15,7 @@
 namespace ppb {
 namespace {
 
-PipelineShape shape_of(Schedule schedule, int pp, std::int64_t m) {
-  PipelineShape shape;
-  shape.schedule = schedule;
-  shape.pp_degree = pp;
-  shape.vpp_degree = schedule == Schedule::interleaved_1f1b || is_v_shape(schedule) ? 2 : 1;
-  shape.micro_batch_num = m;
-  return shape;
-}
+using test::usual_shape;
 
 std::string text(const std::vector<Op>& ops) {
   std::string out;
@@ -46,7 +40,7 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
     int accepted = 0;
     for (int pp = 1; pp <= 16; ++pp)
       for (std::int64_t m = 1; m <= 64; ++m) {
-        const PipelineShape shape = shape_of(schedule, pp, m);
+        const PipelineShape shape = usual_shape(schedule, pp, m);
         ASSERT_EQ(schedule_accepts(shape), schedule_problems(shape).empty());
         if (!schedule_problems(shape).empty()) continue;
         ++accepted;
@@ -103,12 +97,12 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
 // Contract: V-shape schedules put virtual stage i < pp on stage i and i >= pp on 2 pp - 1 - i; the
 // others are chunk-major (i mod pp).
 TEST(Schedule, VPlacementRunsDownAndBackUp) {
-  PipelineShape v = shape_of(Schedule::zbv, 4, 8);
+  PipelineShape v = usual_shape(Schedule::zbv, 4, 8);
   const int expected_v[] = {0, 1, 2, 3, 3, 2, 1, 0};
   for (int i = 0; i < 8; ++i) EXPECT_EQ(v.physical_stage(i), expected_v[i]);
   EXPECT_EQ(v.virtual_stage(1, 0), 1);
   EXPECT_EQ(v.virtual_stage(1, 1), 6);
-  PipelineShape interleaved = shape_of(Schedule::interleaved_1f1b, 4, 8);
+  PipelineShape interleaved = usual_shape(Schedule::interleaved_1f1b, 4, 8);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(interleaved.physical_stage(i), i % 4);
   EXPECT_EQ(interleaved.virtual_stage(1, 1), 5);
 }
@@ -122,38 +116,38 @@ TEST(Schedule, ConditionsNameCodeAndField) {
     for (const auto& p : schedule_problems(shape)) out += p.code + "@" + p.path + " ";
     return out;
   };
-  PipelineShape s = shape_of(Schedule::interleaved_1f1b, 4, 6);
+  PipelineShape s = usual_shape(Schedule::interleaved_1f1b, 4, 6);
   s.vpp_degree = 1;
   EXPECT_EQ(codes(s), "SCHEDULE_NEEDS_VPP@/pipeline/vpp_degree MICRO_BATCH_NOT_MULTIPLE@/pipeline/micro_batch_num ");
-  s = shape_of(Schedule::dualpipev, 4, 7);
+  s = usual_shape(Schedule::dualpipev, 4, 7);
   s.vpp_degree = 3;
   EXPECT_EQ(codes(s), "SCHEDULE_NEEDS_TWO_CHUNKS@/pipeline/vpp_degree MICRO_BATCH_TOO_FEW@/pipeline/micro_batch_num ");
-  EXPECT_EQ(codes(shape_of(Schedule::dualpipev, 4, 8)), "");
-  EXPECT_EQ(codes(shape_of(Schedule::zbv, 4, 1)), "");
-  s = shape_of(Schedule::zb_h2, 4, 8);
+  EXPECT_EQ(codes(usual_shape(Schedule::dualpipev, 4, 8)), "");
+  EXPECT_EQ(codes(usual_shape(Schedule::zbv, 4, 1)), "");
+  s = usual_shape(Schedule::zb_h2, 4, 8);
   s.vpp_degree = 2;
   EXPECT_EQ(codes(s), "VPP_NEEDS_INTERLEAVED@/pipeline/schedule ");
 }
 
 // By hand from the contract: 1f1b on the first of two stages warms up with one forward.
 TEST(Schedule, OneFOneBProgramByHand) {
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::one_f_one_b, 2, 3), 0)), "F0.0 F0.1 B0.0 F0.2 B0.1 B0.2");
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::one_f_one_b, 2, 3), 0)), "F0.0 F0.1 B0.0 F0.2 B0.1 B0.2");
 }
 
 // By hand from the contract's ZB-H1: the last of 3 stages keeps up to 2 Ws pending, the first none.
 TEST(Schedule, ZeroBubbleH1ProgramByHand) {
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::zb_h1, 3, 4), 2)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::zb_h1, 3, 4), 2)),
             "F2.0 Bi2.0 F2.1 Bi2.1 F2.2 Bi2.2 W2.0 F2.3 Bi2.3 W2.1 W2.2 W2.3");
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::zb_h1, 3, 4), 0)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::zb_h1, 3, 4), 0)),
             "F0.0 F0.1 F0.2 Bi0.0 W0.0 F0.3 Bi0.1 W0.1 Bi0.2 W0.2 Bi0.3 W0.3");
 }
 
 // By hand from the contract's ZB-H2: stage 0 of 2 warms up with 2 (pp - s) - 2 = 2 forwards, stage 1
 // keeps up to 2 Ws pending.
 TEST(Schedule, ZeroBubbleH2ProgramByHand) {
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::zb_h2, 2, 4), 0)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::zb_h2, 2, 4), 0)),
             "F0.0 F0.1 F0.2 Bi0.0 W0.0 F0.3 Bi0.1 W0.1 Bi0.2 W0.2 Bi0.3 W0.3");
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::zb_h2, 2, 4), 1)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::zb_h2, 2, 4), 1)),
             "F1.0 Bi1.0 F1.1 Bi1.1 F1.2 Bi1.2 W1.0 F1.3 Bi1.3 W1.1 W1.2 W1.3");
 }
 
@@ -162,7 +156,7 @@ TEST(Schedule, ZeroBubbleH2ProgramByHand) {
 // pair (up, down), pp - s = 1 round of (F up, B up, W up); then the steady loop while forwards remain;
 // cool-down s = 1 pair of split backwards, pp - s = 1 round (B down, W down), the Ws left.
 TEST(Schedule, ZeroBubbleVProgramByHand) {
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::zbv, 2, 3), 1)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::zbv, 2, 3), 1)),
             "F1.0 F2.0 F1.1 F2.1 Bi2.0 W2.0 F1.2 Bi1.0 W1.0 F2.2 Bi2.1 W2.1 Bi1.1 Bi2.2 Bi1.2 W1.1 W2.2 W1.2");
 }
 
@@ -171,7 +165,7 @@ TEST(Schedule, ZeroBubbleVProgramByHand) {
 // the last rank; phase 6 twice with the second iteration split (odd rank: from the up backward on);
 // phase 8 the two queued Ws.
 TEST(Schedule, DualPipeVProgramByHand) {
-  EXPECT_EQ(text(stage_program(shape_of(Schedule::dualpipev, 2, 4), 1)),
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::dualpipev, 2, 4), 1)),
             "F1.0 F2.0 F1.1 F2.1 F1.2 B2.0 F2.2&B1.0 F1.3&B2.1 F2.3&B1.1 B2.2 B1.2 Bi2.3 Bi1.3 W2.3 W1.3");
 }
 
@@ -182,11 +176,7 @@ TEST(Schedule, DualPipeVProgramByHand) {
 TEST(Schedule, VPlacementReachesCostsAndEstimate) {
   Model model;
   for (int i = 0; i < 8; ++i) {
-    Layer l;
-    l.name = "l" + std::to_string(i);
-    l.forward_ms = 1;
-    l.backward_ms = 2;
-    l.weight_backward_ms = 1;
+    Layer l = test::timed_layer("l" + std::to_string(i), 1, 2, 1);
     l.other_static_mib = i;
     l.activation_mib = 1;
     l.send_mib = 1;
@@ -194,7 +184,7 @@ TEST(Schedule, VPlacementReachesCostsAndEstimate) {
   }
   Device device;
   device.p2p_latency_ms = 0.5;
-  Plan plan(shape_of(Schedule::zbv, 2, 4));
+  Plan plan(usual_shape(Schedule::zbv, 2, 4));
   plan.stage_layers = {2, 2, 2, 2};
   plan.recompute.assign(8, -1);
   const auto costs = virtual_stage_costs(model, device, plan);

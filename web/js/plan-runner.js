@@ -25,7 +25,8 @@ const TYPING_DELAY_MS = 220;
 /**
  * The last good plan: the response and the request that made it.
  * @typedef {{response: EngineResponse & {ok: true}, result: EstimateResult, request: Record<string, any>,
- *            command: 'estimate' | 'balance', label: string}} ShownPlan
+ *            command: 'estimate' | 'balance', label: string, interim?: boolean}} ShownPlan
+ *   interim: the best plan so far of a balance still running (its final answer replaces it)
  * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, form: HTMLElement, exclude: HTMLElement,
@@ -121,7 +122,16 @@ export class PlanRunner {
     /** @type {(progress: import('./worker-client.js').Progress) => void} */
     let progressTo = () => {};
     performance.mark('ppb:plan-sent');
-    const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress) });
+    /** @type {Promise<void>} the drawing of the balance's best plan so far, if one is under way */
+    let interimShown = Promise.resolve();
+    let drawingInterim = false;
+    const onInterim = (/** @type {EngineResponse} */ interim) => {
+      // A balance that takes a while sends its best plan so far: drawn at once (one at a time), refined by the next.
+      if (drawingInterim || this.pending || this.stopped || !interim.ok) return;
+      drawingInterim = true;
+      interimShown = this.show(interim, request, command, modelProblemBefore, true).finally(() => { drawingInterim = false; });
+    };
+    const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress), onInterim });
     this.job = job;
     progressTo = this.parts.work.track(job, {
       label: t(command === 'balance' ? 'Balancing (PPB)' : 'Estimating the plan'),
@@ -144,6 +154,20 @@ export class PlanRunner {
     } finally {
       this.job = null;
     }
+    await interimShown;
+    await this.show(response, request, command, modelProblemBefore, false);
+  }
+
+  /**
+   * Shows an answer: the plan, or the errors beside their fields.
+   * @param {EngineResponse} response
+   * @param {Record<string, any>} request
+   * @param {'estimate' | 'balance'} command
+   * @param {boolean} modelProblemBefore a model problem was shown when the request was sent
+   * @param {boolean} interim the best plan so far of a balance that goes on
+   */
+  async show(response, request, command, modelProblemBefore, interim) {
+    const { store, status, errors, banners } = this.parts;
     // Newer inputs are waiting, or the person stopped this call (a balance in slices still answers with its best
     // plan so far): this answer is not the one to show.
     if (this.pending || this.stopped) return;
@@ -160,12 +184,16 @@ export class PlanRunner {
     banners.remove('plan-failure');
     const result = /** @type {EstimateResult} */ (response.result);
     const label = planLabel(store.state);
-    this.comparison = await this.comparisonFor(result, request, command, label);
-    this.current = { response, result, request, command, label };
+    const comparison = await this.comparisonFor(result, request, command, label);
+    if (interim && (this.pending || this.stopped)) return;
+    this.comparison = comparison;
+    this.current = { response, result, request, command, label, interim };
     status.setStale(false);
-    performance.mark('ppb:planned');
+    // The best plan so far is the answer to these inputs, still improving: not dimmed as out of date.
+    if (interim) status.setComputing(false);
+    performance.mark(interim ? 'ppb:interim-planned' : 'ppb:planned');
     this.parts.onPlan(this.current, this.comparison);
-    performance.mark('ppb:drawn');
+    performance.mark(interim ? 'ppb:interim-drawn' : 'ppb:drawn');
   }
 
   /**

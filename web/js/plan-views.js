@@ -115,6 +115,7 @@ export class PlanViews {
     if (!this.plan) return '';
     const method = this.plan.result.method;
     if (this.plan.command === 'balance' && method) {
+      if (this.plan.interim) return t('PPB: the best plan so far, still balancing');
       if (method.proven_optimal) return t('PPB plan, proven optimal');
       if (typeof method.within_tolerance === 'number') return t('PPB plan, within {share} of the optimum', { share: percent(method.within_tolerance) });
       return t('PPB plan');

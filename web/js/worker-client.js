@@ -13,7 +13,9 @@ export class CancelledError extends Error {}
  * @typedef {{[key: string]: unknown}} Progress what a call in slices reports: a search {done, total}, a balance
  *   {nodes, incumbent_ms, bound_ms, ...} (the engine's step() answer)
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
- *            onProgress?: (progress: Progress) => void, sliced: boolean}} Waiter
+ *            onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void,
+ *            sliced: boolean}} Waiter
+ *   onInterim: a balance still running sent its best plan so far (its answer follows)
  * @typedef {{version: string, sliced: string[]}} EngineInfo sliced: the commands the worker runs in slices
  *   (progress, cancel between slices); any other call is cancelled by replacing the worker
  * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command, sliced: boolean}} Job
@@ -46,6 +48,9 @@ export class EngineClient {
     this.nextModelRef = 1;
     /** How many model documents were sent to the worker (a test hook: a model crosses once). */
     this.modelsSent = 0;
+    /** How long the worker's warm-up after loading took, once it is over (a benchmark hook); null before. */
+    /** @type {number | null} */
+    this.warmUpMs = null;
     /** @type {Promise<EngineInfo>} */
     this.ready = this.start(started);
   }
@@ -72,9 +77,22 @@ export class EngineClient {
             reject(new Error(`the engine could not be loaded: ${message.error}`));
             this.failAll(new Error(`the engine could not be loaded: ${message.error}`));
             break;
+          case 'warm':
+            this.warmUpMs = Number(message.ms);
+            break;
           case 'progress':
             this.pending.get(message.id)?.onProgress?.(message.progress ?? { done: message.done, total: message.total });
             break;
+          case 'interim': {
+            const waiter = this.pending.get(message.id);
+            if (!waiter?.onInterim) break;
+            try {
+              waiter.onInterim(JSON.parse(message.response));
+            } catch {
+              // A plan so far that cannot be read is skipped: the answer still comes.
+            }
+            break;
+          }
           case 'response': {
             const waiter = this.pending.get(message.id);
             if (!waiter) break;
@@ -166,10 +184,11 @@ export class EngineClient {
    * so that the engine stops working on it (the next call waits for the new one).
    * @param {Command} command
    * @param {object} request
-   * @param {{onProgress?: (progress: Progress) => void}} [options]
+   * @param {{onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void}} [options]
+   *   onInterim: for a balance, its best plan so far while it goes on
    * @returns {Job}
    */
-  run(command, request, { onProgress } = {}) {
+  run(command, request, { onProgress, onInterim } = {}) {
     const id = this.nextId++;
     let cancelled = false;
     const { text, ref } = this.requestText(request);
@@ -187,7 +206,7 @@ export class EngineClient {
     };
     job.result = this.ready.then(() => new Promise((resolve, reject) => {
       job.sliced = this.info.sliced.includes(command);
-      this.pending.set(id, { resolve, reject, onProgress, sliced: job.sliced });
+      this.pending.set(id, { resolve, reject, onProgress, onInterim, sliced: job.sliced });
       if (command === 'search') this.worker?.postMessage({ type: 'search', id, request: text, model: ref });
       else this.worker?.postMessage({ type: 'call', id, command, request: text, model: ref });
       if (cancelled) this.cancel(id);

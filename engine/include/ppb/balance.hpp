@@ -106,6 +106,9 @@ class Balancer {
   // The result: the balance's answer once finished; before that, the best plan so far, not proven,
   // its notes saying the balance was stopped (or, with `cancelled`, cancelled) before it finished.
   [[nodiscard]] BalanceResult result(bool cancelled = false);
+  // The best plan so far while the balance goes on: as result() before the end, its notes saying
+  // the balance is still running. After the end, the result.
+  [[nodiscard]] BalanceResult best_so_far();
 
  private:
   struct Impl;

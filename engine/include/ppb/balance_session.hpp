@@ -37,6 +37,10 @@ class BalanceSession {
   // finished, the best plan so far, not proven, its notes saying the balance was stopped (with
   // `cancelled`: cancelled) before it finished.
   [[nodiscard]] CommandOutput result(bool cancelled);
+  // While the balance goes on, its best plan so far as a balance response, not proven, its notes
+  // saying the balance is still running (a page draws it at once and refines it); after the end,
+  // result(). The balance can go on after it.
+  [[nodiscard]] CommandOutput best_so_far();
 
  private:
   struct Impl;

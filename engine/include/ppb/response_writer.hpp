@@ -15,6 +15,11 @@ namespace ppb {
 // and time, violations, and with `include_timeline` the operations and memory over time.
 nlohmann::json estimate_json(const Estimate& estimate, const Model& model, bool include_timeline);
 
+// What an operation says beyond its kind, chunk and micro batch, into `out`: weight_apart for a
+// backward (B or the B of an F&B pair), and an F&B pair's backward chunk and micro batch. The
+// timeline and the Chrome trace write the same fields.
+void write_op_details(nlohmann::json& out, const TimedOp& op);
+
 // [{"code", "path", "message"}, ...], at most limits::max_diagnostics, then one TOO_MANY_ERRORS
 // (TOO_MANY_WARNINGS) entry counting the rest.
 nlohmann::json errors_json(const Diagnostics& diagnostics);

@@ -182,6 +182,7 @@ export const ZH = {
   '{name} · pp {pp} · vpp {vpp} · {m} micro batches · {schedule}': '{name} · pp {pp} · vpp {vpp} · {m} 个微批次 · {schedule}',
   ' · {rate} samples/s': ' · 每秒 {rate} 个样本',
   'PPB plan, proven optimal': 'PPB 方案，已证明最优',
+  'PPB: the best plan so far, still balancing': 'PPB：目前最好的方案，仍在均衡中',
   'PPB plan, within {share} of the optimum': 'PPB 方案，与最优相差不超过 {share}',
   'PPB plan': 'PPB 方案',
   'your layer_offset': '你的 layer_offset',
