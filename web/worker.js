@@ -107,8 +107,9 @@
   /**
    * V8 runs a module's code on its baseline compiler first and moves a function to its optimising one only after
    * the function has run a while, for its next call; a person's first large upload would run its longest call (reading
-   * the model) on the baseline code, about three times slower. So once loaded, the worker runs a small balance,
-   * estimate and comparison in short pieces while it is otherwise idle (a page's call waits at most one piece).
+   * the model) on the baseline code, about three times slower. So once loaded, the worker runs small balances (one
+   * where a plan fits, one where none does), an estimate and a comparison in short pieces while it is otherwise idle
+   * (a page's call waits at most one piece).
    */
   async function warmUp() {
     const started = performance.now();
@@ -117,18 +118,22 @@
     const idle = async () => {
       while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS) await pause(WARM_UP_QUIET_MS);
     };
+    // The same model under the warm-up's limit, and under one no plan meets (what the answer says then).
+    const balances = [request, { ...request, device: { ...request.device, memory_limit_mib: 1000 } }];
     for (let round = 0; round < WARM_UP_ROUNDS; ++round) {
-      await idle();
-      const session = new engine.BalanceSession(JSON.stringify({ ...request, balance: { time_budget_ms: 100 } }));
-      try {
-        while (!JSON.parse(session.step(10)).finished) {
-          await pause(0);
-          await idle();
+      for (const balanced of balances) {
+        await idle();
+        const session = new engine.BalanceSession(JSON.stringify({ ...balanced, balance: { time_budget_ms: 100 } }));
+        try {
+          while (!JSON.parse(session.step(10)).finished) {
+            await pause(0);
+            await idle();
+          }
+          session.bestSoFar();
+          session.result(false);
+        } finally {
+          session.delete();
         }
-        session.bestSoFar();
-        session.result(false);
-      } finally {
-        session.delete();
       }
       await pause(0);
       await idle();

@@ -146,7 +146,7 @@ FieldReader::FieldReader(const json* object, std::string path, Diagnostics& diag
 FieldReader::~FieldReader() {
   if (!object_ || all_known_) return;
   for (auto it = object_->begin(); it != object_->end(); ++it) {
-    if (known_.count(it.key())) continue;
+    if (std::find(read_.begin(), read_.end(), &it.value()) != read_.end() || known_.count(it.key())) continue;
     // The path carries the name once, escaped; the sentence repeats it only when it is plain text.
     diagnostics_.warning("UNKNOWN_FIELD", at(it.key()),
                          plain_text(it.key())
@@ -170,10 +170,11 @@ void FieldReader::allow_all() { all_known_ = true; }
 bool FieldReader::has(std::string_view key) { return get(key) != nullptr; }
 
 const json* FieldReader::get(std::string_view key) {
-  known_.emplace(key);
   if (!object_) return nullptr;
   auto it = object_->find(key);
-  return it == object_->end() ? nullptr : &*it;
+  if (it == object_->end()) return nullptr;
+  read_.push_back(&*it);
+  return &*it;
 }
 
 bool FieldReader::require(std::string_view key, const std::string& sentence) {
@@ -185,6 +186,11 @@ bool FieldReader::require(std::string_view key, const std::string& sentence) {
 std::optional<double> FieldReader::number(std::string_view key, const NumberRange& range) {
   const json* value = get(key);
   if (!value) return std::nullopt;
+  // The common case, a finite number in range, without building the path the messages need.
+  if (value->is_number()) {
+    const double x = value->get<double>();
+    if (std::isfinite(x) && x >= range.min && !(range.min_exclusive && x == range.min) && x <= range.max) return x;
+  }
   return read_number(*value, at(key), std::string(key), range, diagnostics_);
 }
 
@@ -197,6 +203,8 @@ std::optional<std::int64_t> FieldReader::integer(std::string_view key, const Int
 std::optional<std::string> FieldReader::string(std::string_view key, std::int64_t max_length) {
   const json* value = get(key);
   if (!value) return std::nullopt;
+  if (value->is_string() && static_cast<std::int64_t>(value->get_ref<const std::string&>().size()) <= max_length)
+    return value->get<std::string>();
   return read_string(*value, at(key), std::string(key), diagnostics_, max_length);
 }
 

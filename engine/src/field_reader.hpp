@@ -108,7 +108,10 @@ class FieldReader {
   std::string path_;
   Diagnostics& diagnostics_;
   std::string owner_;
+  // Fields allowed by name, and the values read (by address: a reader of a model's layer reads
+  // about ten fields, and keeping names cost an allocation each).
   std::set<std::string, std::less<>> known_;
+  std::vector<const nlohmann::json*> read_;
   bool all_known_ = false;
 };
 
