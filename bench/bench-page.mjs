@@ -75,13 +75,18 @@ async function warm(ms) {
 
 /**
  * The first call of a workload on this page's freshly loaded module (bench/timing.mjs, firstCall); call it before
- * anything else runs, on a page of its own.
+ * anything else runs, on a page of its own. With `afterWarmUp`, the page worker's warm-up (web/warm-up.js) runs first.
  * @param {string} name
+ * @param {boolean} [afterWarmUp]
  * @returns {Promise<{name: string, ms: number, response: any}>}
  */
-async function first(name) {
+async function first(name, afterWarmUp = false) {
   const w = list.find((x) => x.name === name);
   if (!w) throw new Error(`no workload named ${name}`);
+  if (afterWarmUp) {
+    await import('../web/warm-up.js');
+    await /** @type {any} */ (window).ppbWarmUp(await engine, pause);
+  }
   const { ms, response } = await firstCall(await engine, w, pause);
   return { name, ms, response };
 }

@@ -11,7 +11,7 @@
 //   each `import {a, b as c} from './x.js'` becomes `const {a, b: c} = <table>['x.js']`. Only the forms the page
 //   uses are accepted (named imports and exports of declarations); anything else stops the build with its place;
 // - a JSON data block (not run, so outside the CSP) with one example and the worker's source: ppb_engine.js,
-//   the WASM module as base64 in PPB_WASM_BASE64, and worker.js. The first script makes a Blob URL of that source
+//   the WASM module as base64 in PPB_WASM_BASE64, warm-up.js and worker.js. The first script makes a Blob URL of that source
 //   and sets window.PPB_SINGLE_FILE = {workerUrl, example} (js/single-file.js), which boot.js, app.js and
 //   js/model-input.js read instead of loading worker.js and examples/.
 // The Content-Security-Policy allows exactly the inline script and style (by SHA-256), 'wasm-unsafe-eval' and blob:
@@ -155,9 +155,10 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
   JSON.parse(exampleText);
   const wasm = await readFile(join(siteDir, 'ppb_engine.wasm'));
   const workerSource = [
-    '// The PPB engine worker of the single-file page: ppb_engine.js, its WASM module, worker.js.',
+    '// The PPB engine worker of the single-file page: ppb_engine.js, its WASM module, warm-up.js, worker.js.',
     await read('ppb_engine.js'),
     `self.PPB_WASM_BASE64 = ${JSON.stringify(wasm.toString('base64'))};`,
+    await read('warm-up.js'),
     await read('worker.js'),
   ].join('\n');
   // '<' as \u003c: the data block cannot be ended early by anything in the sources.

@@ -25,8 +25,8 @@
 //                                           more; the page replaces this worker
 //   {type: 'warm', ms}                     the warm-up after loading is over (ms: the time it took)
 //
-// Everything sits in one function scope: the single-file page runs this file in the same script as ppb_engine.js
-// (tools/single-file.mjs), where top-level names would be shared with the engine's.
+// Everything sits in one function scope: the single-file page runs this file in the same script as ppb_engine.js and
+// warm-up.js (tools/single-file.mjs), where top-level names would be shared with theirs.
 (() => {
   'use strict';
 
@@ -38,8 +38,7 @@
   /** A balance that has not finished after this much of its work sends its best plan so far, for the page to draw. */
   const INTERIM_AFTER_MS = 120;
   const INTERIM_EVERY_MS = 700;
-  /** Rounds of the warm-up after loading (warmUp), and the quiet it waits for before each piece. */
-  const WARM_UP_ROUNDS = 2;
+  /** The quiet the warm-up after loading waits for before each of its pieces. */
   const WARM_UP_QUIET_MS = 50;
   /** When the page's last call came (performance.now()). */
   let lastCall = 0;
@@ -85,64 +84,15 @@
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   /**
-   * A request of 400 individually listed decoders with full recompute between a pinned embedding and head, on pp 4
-   * with 16 micro batches under a limit that makes the first stages recompute: the warm-up's work, shaped as a
-   * profiler's file is (each layer its own entry), so that reading it runs the code a person's upload runs.
-   * @returns {Record<string, any>}
-   */
-  function warmUpRequest() {
-    /** @type {Record<string, any>[]} */
-    const layers = [{ name: 'embedding', pin: 'first', forward_ms: 3, backward_ms: 6, static_mib: 2000, activation_mib: 100, send_mib: 32 }];
-    for (let i = 0; i < 400; ++i) {
-      const f = 1 + 0.1 * (i % 3);
-      layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
-        recompute: { full: { activation_mib: 0.2, extra_ms: f } } });
-    }
-    layers.push({ name: 'head', pin: 'last', forward_ms: 5, backward_ms: 10, static_mib: 3000, activation_mib: 200, send_mib: 32 });
-    return { model: { format: 'ppb.model.v1', name: 'warm-up', layers },
-      device: { memory_limit_mib: 6000, p2p_bandwidth_gbs: 25, p2p_latency_ms: 0.02 },
-      pipeline: { pp_degree: 4, micro_batch_num: 16 } };
-  }
-
-  /**
-   * V8 runs a module's code on its baseline compiler first and moves a function to its optimising one only after
-   * the function has run a while, for its next call; a person's first large upload would run its longest call (reading
-   * the model) on the baseline code, about three times slower. So once loaded, the worker runs small balances (one
-   * where a plan fits, one where none does), an estimate and a comparison in short pieces while it is otherwise idle
-   * (a page's call waits at most one piece).
+   * The warm-up after loading (warm-up.js), in pieces while the worker is otherwise idle: no sliced call running and
+   * none made in the last moment (the page often makes a few in a row).
    */
   async function warmUp() {
     const started = performance.now();
-    const request = warmUpRequest();
-    // Idle: no sliced call running and none made in the last moment (the page often makes a few in a row).
     const idle = async () => {
       while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS) await pause(WARM_UP_QUIET_MS);
     };
-    // The same model under the warm-up's limit, and under one no plan meets (what the answer says then).
-    const balances = [request, { ...request, device: { ...request.device, memory_limit_mib: 1000 } }];
-    for (let round = 0; round < WARM_UP_ROUNDS; ++round) {
-      for (const balanced of balances) {
-        await idle();
-        const session = new engine.BalanceSession(JSON.stringify({ ...balanced, balance: { time_budget_ms: 100 } }));
-        try {
-          while (!JSON.parse(session.step(10)).finished) {
-            await pause(0);
-            await idle();
-          }
-          session.bestSoFar();
-          session.result(false);
-        } finally {
-          session.delete();
-        }
-      }
-      await pause(0);
-      await idle();
-      engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
-      await pause(0);
-      await idle();
-      engine.compare(JSON.stringify(request));
-      await pause(0);
-    }
+    await /** @type {any} */ (self).ppbWarmUp(engine, idle);
     post({ type: 'warm', ms: performance.now() - started });
   }
 
@@ -199,6 +149,7 @@
     // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
     const global = /** @type {any} */ (self);
     if (typeof global.createPpbEngine !== 'function') importScripts('ppb_engine.js');
+    if (typeof global.ppbWarmUp !== 'function') importScripts('warm-up.js');
     const wasm = global.PPB_WASM_BASE64;
     const overrides = typeof wasm === 'string' ? { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) } : {};
     /** @type {Promise<any>} */

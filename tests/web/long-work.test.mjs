@@ -70,6 +70,19 @@ test('a long balance shows its progress and can be cancelled; the previous resul
   await page.context().close();
 });
 
+test('the worker warms the engine up after loading, and the page answers while it does', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  // A change at once, while the warm-up may still run: its plan comes as usual.
+  await page.fill('#pp-degree', '4');
+  await waitForState(page, ['ready'], 30_000);
+  assert.equal((await lastResponse(page)).result.pp_degree, 4);
+  const ms = await (await page.waitForFunction(() => /** @type {any} */ (window).__ppb.warmUpMs, null, { timeout: 60_000 })).jsonValue();
+  assert.ok(typeof ms === 'number' && ms > 0, `warm-up ${ms} ms`);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});
+
 test('a balance that runs a while draws its best plan so far at once, marked as still balancing, then its final plan', async () => {
   const { page, problems } = await openPage(site.browser);
   await load(page, site.url);

@@ -1,0 +1,79 @@
+// The engine's warm-up after loading, as self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
+// baseline compiler first and moves a function to its optimising one only after the function has run a while, for
+// its next call; a person's first large upload would run its longest call (reading the model) on the baseline code,
+// about three times slower. So once loaded, the worker (worker.js) runs small balances (one where a plan fits, one
+// where none does), an estimate with its timeline, a comparison and a few slices of a search, in short pieces, each
+// after `idle()` resolves (a page's call waits at most one piece). The benchmarks run the same warm-up before a
+// "first call after the warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
+//
+// A classic script: the worker loads it with importScripts, the single-file page puts it in the worker's source
+// (tools/single-file.mjs), node and the benchmark page run it for its assignment to the global object.
+(() => {
+  'use strict';
+
+  /** Rounds of the warm-up: the second runs on code the first moved to the optimising tier, and moves more. */
+  const ROUNDS = 2;
+
+  /**
+   * 400 individually listed decoders with full recompute between a pinned embedding and head, on pp 4 with 16 micro
+   * batches under a limit that makes the first stages recompute: shaped as a profiler's file is (each layer its own
+   * entry), so that reading it runs the code a person's upload runs.
+   * @returns {Record<string, any>}
+   */
+  function warmUpRequest() {
+    /** @type {Record<string, any>[]} */
+    const layers = [{ name: 'embedding', pin: 'first', forward_ms: 3, backward_ms: 6, static_mib: 2000, activation_mib: 100, send_mib: 32 }];
+    for (let i = 0; i < 400; ++i) {
+      const f = 1 + 0.1 * (i % 3);
+      layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
+        recompute: { full: { activation_mib: 0.2, extra_ms: f } } });
+    }
+    layers.push({ name: 'head', pin: 'last', forward_ms: 5, backward_ms: 10, static_mib: 3000, activation_mib: 200, send_mib: 32 });
+    return { model: { format: 'ppb.model.v1', name: 'warm-up', layers },
+      device: { memory_limit_mib: 6000, p2p_bandwidth_gbs: 25, p2p_latency_ms: 0.02 },
+      pipeline: { pp_degree: 4, micro_batch_num: 16 } };
+  }
+
+  /**
+   * Steps a session (BalanceSession, SearchSession) in 10 ms slices, waiting for `idle` between them, at most
+   * `slices` of them, then asks for its result.
+   * @param {any} session
+   * @param {() => Promise<void>} idle
+   * @param {number} slices
+   */
+  async function stepped(session, idle, slices) {
+    try {
+      for (let i = 0; i < slices && !JSON.parse(session.step(10)).finished; ++i) await idle();
+      if (typeof session.bestSoFar === 'function') session.bestSoFar();
+      session.result(false);
+    } finally {
+      session.delete();
+    }
+  }
+
+  /**
+   * @param {any} engine the loaded module
+   * @param {() => Promise<void>} idle resolves when the next piece may run
+   */
+  async function warmUp(engine, idle) {
+    const request = warmUpRequest();
+    // The same model under the warm-up's limit, and under one no plan meets (what the answer says then).
+    const balances = [request, { ...request, device: { ...request.device, memory_limit_mib: 1000 } }];
+    const search = { ...request, search: { pp_degree: [2, 4], vpp_degree: [1, 2], micro_batch_num: [16],
+      schedule: ['1f1b', 'interleaved_1f1b'], time_budget_ms: 200, candidate_time_ms: 10 } };
+    for (let round = 0; round < ROUNDS; ++round) {
+      for (const balanced of balances) {
+        await idle();
+        await stepped(new engine.BalanceSession(JSON.stringify({ ...balanced, balance: { time_budget_ms: 100 } })), idle, 20);
+      }
+      await idle();
+      engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
+      await idle();
+      engine.compare(JSON.stringify(request));
+      await idle();
+      await stepped(new engine.SearchSession(JSON.stringify(search)), idle, 10);
+    }
+  }
+
+  /** @type {any} */ (globalThis).ppbWarmUp = warmUp;
+})();
