@@ -17,7 +17,8 @@
 //   {type: 'progress', id, progress}       at most every PROGRESS_MS during a sliced call: the session's step()
 //                                           answer ({done, total} for a search; nodes, incumbent, bound for a
 //                                           balance)
-//   {type: 'interim', id, response}        a balance still running after INTERIM_AFTER_MS: its best plan so far
+//   {type: 'interim', id, response}        a balance still running INTERIM_AFTER_MS after the call came (reading the
+//                                           request included): its best plan so far
 //                                           (a balance response, not proven; notes say it is still running),
 //                                           when it has one and it is better than the last one sent, at most
 //                                           every INTERIM_EVERY_MS; the 'response' follows as always
@@ -107,6 +108,8 @@
   async function runSliced(id, request, Session) {
     const control = { cancelled: false };
     sessions.set(id, control);
+    // The call's work counts from here: reading a large request is most of it.
+    const started = performance.now();
     const session = new Session(request);
     try {
       const error = session.error();
@@ -115,7 +118,6 @@
         return;
       }
       let lastProgress = 0;
-      const started = performance.now();
       let lastInterim = -Infinity;
       /** @type {number | null} */
       let interimIncumbent = null;
