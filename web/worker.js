@@ -48,21 +48,29 @@
   let engine = null;
   /** @type {Map<number, {cancelled: boolean}>} sliced calls running, by request id */
   const sessions = new Map();
-  /** @type {Map<number, string>} model documents kept, by the page's reference */
+  /** @type {Map<number, Uint8Array>} model documents kept (their JSON text as UTF-8 bytes), by the page's reference */
   const models = new Map();
 
   /**
-   * The request text the engine gets: the page's request with the kept model put in as its "model" field (text
-   * joined, not parsed: the model may be megabytes).
+   * The request the engine gets: the page's request text, or with a kept model, the request's UTF-8 bytes with the
+   * model's put in as its "model" field (bytes joined, not parsed or decoded: the model may be megabytes, and the
+   * module copies bytes into its memory far faster than it encodes a string).
    * @param {{request: string, model?: number}} message
-   * @returns {string | null} null when the model referred to is not kept
+   * @returns {string | Uint8Array | null} null when the model referred to is not kept
    */
-  function requestText(message) {
+  function requestOf(message) {
     if (message.model === undefined) return message.request;
     const model = models.get(message.model);
     if (model === undefined) return null;
     const rest = message.request.trim().slice(1);
-    return `{"model":${model}${rest.startsWith('}') ? '' : ','}${rest}`;
+    const encoder = new TextEncoder();
+    const head = encoder.encode('{"model":');
+    const tail = encoder.encode(`${rest.startsWith('}') ? '' : ','}${rest}`);
+    const bytes = new Uint8Array(head.length + model.length + tail.length);
+    bytes.set(head, 0);
+    bytes.set(model, head.length);
+    bytes.set(tail, head.length + model.length);
+    return bytes;
   }
 
   /** @param {any} message */
@@ -102,8 +110,8 @@
    * messages get through between slices and each slice is a fresh call into the module (V8 moves a function to
    * its optimising tier only between calls).
    * @param {number} id
-   * @param {string} request
-   * @param {new (request: string) => any} Session
+   * @param {string | Uint8Array} request
+   * @param {new (request: string | Uint8Array) => any} Session
    */
   async function runSliced(id, request, Session) {
     const control = { cancelled: false };
@@ -195,7 +203,7 @@
       return;
     }
     if (message.type === 'model') {
-      models.set(message.ref, new TextDecoder().decode(message.bytes));
+      models.set(message.ref, message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes));
       return;
     }
     if (message.type === 'drop-model') {
@@ -204,7 +212,7 @@
     }
     const { id } = message;
     lastCall = Math.max(lastCall, performance.now());
-    const request = message.request === undefined ? '' : requestText(message);
+    const request = message.request === undefined ? '' : requestOf(message);
     if (request === null) {
       post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
         { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
