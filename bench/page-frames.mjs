@@ -73,11 +73,11 @@ function runScenario(page, scenario) {
     }
     const rect = box.getBoundingClientRect();
     const at = { clientX: rect.left + rect.width / 2, clientY: rect.top + Math.min(rect.height / 2, 200) };
-    // A redraw replaces the chart's contents and its data-window.
+    // A redraw patches the chart: its data-window and whatever else changed (elements or attributes).
     let drawn = false;
     let draws = 0;
     const observer = new MutationObserver(() => { drawn = true; });
-    observer.observe(box, { childList: true, subtree: true });
+    observer.observe(box, { childList: true, subtree: true, attributes: true });
     /** @type {number[]} */
     const samples = [];
     for (let i = 0; i < events; ++i) {

@@ -50,8 +50,11 @@ function opPlace(op) {
 }
 
 /**
- * Puts a newly drawn chart in its box. A chart of the same size takes the place of the old one's contents inside
- * the old root element, so the page around it needs no new layout (zoom and pan redraw many times a second).
+ * Puts a newly drawn chart in its box. A chart of the same size is patched into the old one: element by element
+ * in document order, only the attributes and texts that differ are set, and only where the structure differs are
+ * elements moved in or removed. What a zoom or pan step leaves as it was (the legend, the stage labels, the
+ * patterns, most paths' elements) keeps its style and layout, so the browser redoes only what changed, and the
+ * page around the chart needs no new layout.
  * @param {HTMLElement} box
  * @param {SVGSVGElement} chart
  */
@@ -62,8 +65,46 @@ function swapChart(box, chart) {
     box.replaceChildren(chart);
     return;
   }
-  for (const { name, value } of chart.attributes) if (old.getAttribute(name) !== value) old.setAttribute(name, value);
-  old.replaceChildren(...chart.childNodes);
+  patchElement(old, chart);
+}
+
+/**
+ * Makes `old` equal to `next` (attributes and children), moving `next`'s children over where they do not match.
+ * @param {Element} old
+ * @param {Element} next
+ */
+function patchElement(old, next) {
+  const names = next.getAttributeNames();
+  for (const name of names) {
+    const value = next.getAttribute(name);
+    if (old.getAttribute(name) !== value) old.setAttribute(name, /** @type {string} */ (value));
+  }
+  if (old.attributes.length !== names.length) {
+    for (const name of old.getAttributeNames()) if (!next.hasAttribute(name)) old.removeAttribute(name);
+  }
+  let mine = old.firstChild;
+  let theirs = next.firstChild;
+  while (theirs) {
+    const following = theirs.nextSibling;
+    if (mine && mine.nodeName === theirs.nodeName && !(mine instanceof SVGPathElement && mine.getAttribute('d') !== /** @type {Element} */ (theirs).getAttribute('d'))) {
+      if (mine instanceof Element && theirs instanceof Element) patchElement(mine, theirs);
+      else if (mine.nodeValue !== theirs.nodeValue) mine.nodeValue = theirs.nodeValue;
+      mine = mine.nextSibling;
+    } else if (mine instanceof SVGPathElement && mine.nodeName === theirs.nodeName) {
+      // A path whose shape changed is taken whole: its data, parsed once already, would be parsed again if copied.
+      const replaced = mine;
+      mine = mine.nextSibling;
+      old.replaceChild(theirs, replaced);
+    } else {
+      old.insertBefore(theirs, mine);
+    }
+    theirs = following;
+  }
+  while (mine) {
+    const following = mine.nextSibling;
+    mine.remove();
+    mine = following;
+  }
 }
 
 export class TimeViews {

@@ -107,6 +107,25 @@ function firstEndingAfter(row, t) {
 }
 
 /**
+ * A whole number of tenths as text ("123.4"), by integer arithmetic: turning fractional numbers into text is the
+ * slowest part of building paths of thousands of rectangles, and whole numbers convert quickly.
+ * @param {number} n an integer
+ * @returns {string}
+ */
+export function decimal(n) {
+  const m = n < 0 ? -n : n;
+  const digit = m % 10;
+  const text = digit === 0 ? String(m / 10) : `${(m - digit) / 10}.${digit}`;
+  return n < 0 ? `-${text}` : text;
+}
+
+/**
+ * A number rounded to tenths, as text.
+ * @param {number} value
+ */
+export const tenths = (value) => decimal(Math.round(value * 10));
+
+/**
  * The operation of a stage running at time t, if any.
  * @param {TimelineIndex} index
  * @param {number} stage
@@ -276,37 +295,45 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     // rectangles in the backward colour (touching operations of any kind merged), and the forward and weight
     // operations on top (touching ones of a kind merged). The same picture as a box per operation, with half the
     // shapes for the browser to draw: in the steady state a stage alternates F and B without a gap.
-    const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+    // Each run is drawn as a horizontal stroke as thick as the row (the same rectangle: butt ends, crisp edges),
+    // which takes two path commands instead of five, and every stroke after a stage's first moves relative to the
+    // end of the one before: the path is about half as long to build, parse and paint. Positions are whole tenths
+    // of a pixel, so the relative moves add up exactly. At the whole step this is some 8,000 runs per frame.
+    const perMs = ((x1 - x0) / (t1 - t0)) * 10;
+    const left = x0 * 10;
+    const right = x1 * 10;
+    /** @type {['B', 'F', 'W']} */
+    const kinds = ['B', 'F', 'W'];
     for (let stage = 0; stage < pp; ++stage) {
       const row = index.rows[stage];
-      const y = round(top + stage * (rowHeight + rowGap));
-      const height = round(rowHeight);
-      /** @type {string[][]} busy (B), F, W */
-      const paths = [[], [], []];
-      /** Open runs: busy, F, W (from, to; from < 0 when none). */
-      const runs = [[-1, 0], [-1, 0], [-1, 0]];
+      const middle = tenths(top + stage * (rowHeight + rowGap) + rowHeight / 2);
+      /** Per run kind (busy, F, W): the path so far, the open run in tenths (from < 0 when none), the pen's x. */
+      const paths = ['', '', ''];
+      const from = [-1, -1, -1];
+      const to = [0, 0, 0];
+      const pen = [-1, -1, -1];
       const flush = (/** @type {number} */ k) => {
-        const [from, to] = runs[k];
-        if (from < 0) return;
-        const w = round(Math.max(0.6, to - from));
-        paths[k].push(`M${round(from)} ${y}h${w}v${height}h${-w}z`);
-        runs[k][0] = -1;
+        const a = from[k];
+        if (a < 0) return;
+        const w = Math.max(6, to[k] - a);
+        paths[k] += pen[k] < 0 ? `M${decimal(a)} ${middle}h${decimal(w)}` : `m${decimal(a - pen[k])} 0h${decimal(w)}`;
+        pen[k] = a + w;
+        from[k] = -1;
       };
       const extend = (/** @type {number} */ k, /** @type {number} */ xa, /** @type {number} */ xb) => {
-        const run = runs[k];
-        if (run[0] >= 0 && xa - run[1] < 0.5) {
-          run[1] = Math.max(run[1], xb);
+        if (from[k] >= 0 && xa - to[k] < 5) {
+          if (xb > to[k]) to[k] = xb;
           return;
         }
         flush(k);
-        run[0] = xa;
-        run[1] = xb;
+        from[k] = xa;
+        to[k] = xb;
       };
       const [first, last] = ranges[stage];
       for (let i = first; i < last; ++i) {
         const op = row[i];
-        const xa = Math.max(x0, x(op.start_ms));
-        const xb = Math.min(x1, x(op.end_ms));
+        const xa = Math.round(Math.max(left, left + (op.start_ms - t0) * perMs));
+        const xb = Math.round(Math.min(right, left + (op.end_ms - t0) * perMs));
         extend(0, xa, xb);
         if (op.op === 'F') extend(1, xa, xb);
         else if (op.op === 'W') extend(2, xa, xb);
@@ -316,12 +343,13 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
           flush(2);
         }
       }
-      for (let k = 0; k < 3; ++k) flush(k);
-      /** @type {['B', 'F', 'W']} */
-      const kinds = ['B', 'F', 'W'];
-      kinds.forEach((name, k) => {
-        if (paths[k].length > 0) boxes.append(s('path', { d: paths[k].join(''), fill: colors[name], class: 'op-path', 'data-op': name, 'data-stage': stage }));
-      });
+      for (let k = 0; k < 3; ++k) {
+        flush(k);
+        if (paths[k]) {
+          boxes.append(s('path', { d: paths[k], fill: 'none', stroke: colors[kinds[k]], 'stroke-width': rowHeight, class: 'op-path',
+            'data-op': kinds[k], 'data-stage': stage }));
+        }
+      }
     }
   } else {
     // Operations narrower than a pixel on average: per stage and pixel column, the share of time spent in F, B
