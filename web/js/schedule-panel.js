@@ -13,6 +13,7 @@ import { t } from './i18n.js';
 import { exactPlanSections } from './requests.js';
 import { CancelledError, EngineDiedError } from './worker-client.js';
 import { SHOW_AFTER_MS } from './work-status.js';
+import { debounce } from './debounce.js';
 import { renderScheduleTable, renderScheduleBars, renderScheduleVerdict } from './views/schedules.js';
 
 /** How long the plans must stop coming before their comparison runs. */
@@ -53,7 +54,10 @@ export class SchedulePanel {
     this.next = null;
     this.running = false;
     this.version = 0;
-    this.timer = 0;
+    /** The comparison's run, once the plans stop coming for SETTLE_MS. */
+    this.settled = debounce(() => {
+      if (!this.running) this.runAll();
+    }, SETTLE_MS);
   }
 
   /**
@@ -62,7 +66,7 @@ export class SchedulePanel {
    */
   inputsChanged() {
     ++this.version;
-    clearTimeout(this.timer);
+    this.settled.cancel();
     this.next = null;
     if (this.job && performance.now() - this.job.started >= SHOW_AFTER_MS) this.job.cancel();
     if (!this.running) this.parts.status.setBusy('schedules', false);
@@ -76,10 +80,7 @@ export class SchedulePanel {
   update(plan) {
     this.next = plan;
     this.parts.status.setBusy('schedules', true);
-    clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => {
-      if (!this.running) this.runAll();
-    }, SETTLE_MS);
+    this.settled.schedule();
   }
 
   async runAll() {

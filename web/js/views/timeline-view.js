@@ -15,6 +15,8 @@ import { el } from '../dom.js';
 import { t } from '../i18n.js';
 import { s as svgElement } from '../svg.js';
 import { BoxGeometry } from './box-geometry.js';
+import { debounce } from '../debounce.js';
+import { swapChart } from './swap-chart.js';
 
 /** Stages the memory chart draws in colour by default (its palette's distinct colours). */
 const MEMORY_COLOURED = 8;
@@ -49,64 +51,6 @@ function opPlace(op) {
   return t('stage {s}, virtual stage {v}', { s: op.stage, v: op.virtual_stage });
 }
 
-/**
- * Puts a newly drawn chart in its box. A chart of the same size is patched into the old one: element by element
- * in document order, only the attributes and texts that differ are set, and only where the structure differs are
- * elements moved in or removed. What a zoom or pan step leaves as it was (the legend, the stage labels, the
- * patterns, most paths' elements) keeps its style and layout, so the browser redoes only what changed, and the
- * page around the chart needs no new layout.
- * @param {HTMLElement} box
- * @param {SVGSVGElement} chart
- */
-function swapChart(box, chart) {
-  const old = box.firstElementChild;
-  if (!(old instanceof SVGSVGElement) || old.id !== chart.id || old.getAttribute('width') !== chart.getAttribute('width') ||
-      old.getAttribute('height') !== chart.getAttribute('height')) {
-    box.replaceChildren(chart);
-    return;
-  }
-  patchElement(old, chart);
-}
-
-/**
- * Makes `old` equal to `next` (attributes and children), moving `next`'s children over where they do not match.
- * @param {Element} old
- * @param {Element} next
- */
-function patchElement(old, next) {
-  const names = next.getAttributeNames();
-  for (const name of names) {
-    const value = next.getAttribute(name);
-    if (old.getAttribute(name) !== value) old.setAttribute(name, /** @type {string} */ (value));
-  }
-  if (old.attributes.length !== names.length) {
-    for (const name of old.getAttributeNames()) if (!next.hasAttribute(name)) old.removeAttribute(name);
-  }
-  let mine = old.firstChild;
-  let theirs = next.firstChild;
-  while (theirs) {
-    const following = theirs.nextSibling;
-    if (mine && mine.nodeName === theirs.nodeName && !(mine instanceof SVGPathElement && mine.getAttribute('d') !== /** @type {Element} */ (theirs).getAttribute('d'))) {
-      if (mine instanceof Element && theirs instanceof Element) patchElement(mine, theirs);
-      else if (mine.nodeValue !== theirs.nodeValue) mine.nodeValue = theirs.nodeValue;
-      mine = mine.nextSibling;
-    } else if (mine instanceof SVGPathElement && mine.nodeName === theirs.nodeName) {
-      // A path whose shape changed is taken whole: its data, parsed once already, would be parsed again if copied.
-      const replaced = mine;
-      mine = mine.nextSibling;
-      old.replaceChild(theirs, replaced);
-    } else {
-      old.insertBefore(theirs, mine);
-    }
-    theirs = following;
-  }
-  while (mine) {
-    const following = mine.nextSibling;
-    mine.remove();
-    mine = following;
-  }
-}
-
 export class TimeViews {
   /**
    * @param {{timeline: HTMLElement, memory: HTMLElement, details: HTMLElement, stages: HTMLElement}} boxes details:
@@ -126,7 +70,8 @@ export class TimeViews {
     this.index = null;
     /** @type {TimeWindow | null} null: the whole step */
     this.window = null;
-    this.frame = 0;
+    /** The draw of the next frame. */
+    this.drawing = debounce(() => this.draw(), 'frame');
     /** @type {number | null} micro batch under the pointer */
     this.hoverMicroBatch = null;
     /** @type {{stage: number, i: number} | null} the selected operation: its stage and place in the stage's row */
@@ -263,19 +208,12 @@ export class TimeViews {
 
   /** Draws on the next frame (several changes in one frame draw once). */
   redraw() {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
+    this.drawing.schedule();
   }
 
   /** Draws now. */
   draw() {
-    if (this.frame) {
-      cancelAnimationFrame(this.frame);
-      this.frame = 0;
-    }
+    this.drawing.cancel();
     const result = this.result;
     if (!result || !this.index) return;
     const palette = this.palette();
