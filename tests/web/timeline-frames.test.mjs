@@ -185,3 +185,43 @@ test('at the whole step every forward operation is its own run, placed by the ti
     });
   }
 });
+
+test('the memory line of the peak stage, in whole pixels relative to the pen, spans the step and reaches the peak ring', async () => {
+  const { page } = open;
+  const result = (await lastResponse(page)).result;
+  await page.click('#zoom-reset');
+  // Both charts are drawn in the same frame: the timeline's window says which.
+  await page.waitForFunction((w) => document.querySelector('svg#timeline')?.getAttribute('data-window') === w, `0,${result.step_time_ms}`);
+  const peak = Number(await page.getAttribute('svg#memory .memory-peak', 'data-stage'));
+  const d = /** @type {string} */ (await page.getAttribute(`svg#memory path.memory-line[data-stage="${peak}"]`, 'd'));
+  const ring = Number(await page.getAttribute('svg#memory .memory-peak circle', 'cy'));
+  const width = Number(await page.getAttribute('svg#memory', 'width'));
+  // "M<x> <y>" then h/v moves of whole pixels.
+  const start = /** @type {RegExpMatchArray} */ (d.match(/^M(-?\d+) (-?\d+)/));
+  let [x, y] = [Number(start[1]), Number(start[2])];
+  let highest = y;
+  let [ups, downs] = [0, 0];
+  for (const [, command, value] of d.slice(start[0].length).matchAll(/([hv])(-?\d+)/g)) {
+    if (command === 'h') {
+      assert.ok(Number(value) >= 0, 'time runs left to right');
+      x += Number(value);
+    } else {
+      y += Number(value);
+      highest = Math.min(highest, y);
+      if (Number(value) < 0) ups += 1;
+      else downs += 1;
+    }
+  }
+  // The plot spans x0 = 70 to the width less 18 (js/views/memory.js); the whole step fills it.
+  assert.equal(Number(start[1]), 70);
+  assert.equal(x, width - 18);
+  // The highest point drawn is the peak, where the ring sits (the ring at the exact level, the line on whole pixels).
+  assert.ok(Math.abs(highest - ring) <= 0.5, `highest point ${highest}, ring at ${ring}`);
+  // 1F1B on 32 stages: the first stage (the peak here) takes one micro batch's activations with each of its 32
+  // warm-up forwards and frees one with each of its 32 cool-down backwards; in between each backward frees as the
+  // next forward takes, at the same instant, which is drawn as no change. The first forward starts at 0, where the
+  // line starts (at the level after it); each of the other 63 steps is its own pixel column at this width (5.5 ms
+  // and more apart, about 1.5 px), so each is drawn.
+  assert.equal(peak, 0);
+  assert.deepEqual({ ups, downs }, { ups: 31, downs: 32 });
+});

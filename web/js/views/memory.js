@@ -179,8 +179,16 @@ function stepPath(points, base, x, y, t0, t1, end) {
   const stop = Math.min(t1, end);
   let i = 0;
   while (i < n && times[i] <= t0) ++i;
-  let now = Math.round(ay * (i > 0 ? levels[i - 1] : 0) + by);
-  let d = `M${Math.round(ax * t0 + bx)} ${now}`;
+  // The pen, in whole pixels; every command after the first is relative to it (short numbers, half the text).
+  let penX = Math.round(ax * t0 + bx);
+  let penY = Math.round(ay * (i > 0 ? levels[i - 1] : 0) + by);
+  let d = `M${penX} ${penY}`;
+  let vertical = '';
+  const to = (/** @type {number} */ level) => {
+    const py = Math.round(ay * level + by);
+    if (py !== penY) vertical += `v${py - penY}`;
+    penY = py;
+  };
   while (i < n && times[i] <= stop) {
     const column = Math.round(ax * times[i] + bx);
     let low = levels[i];
@@ -192,18 +200,19 @@ function stepPath(points, base, x, y, t0, t1, end) {
       if (last < low) low = last;
       if (last > high) high = last;
     }
-    let vertical = '';
-    for (const level of j > i + 1 ? [high, low, last] : [last]) {
-      const py = Math.round(ay * level + by);
-      if (py !== now) {
-        vertical += `V${py}`;
-        now = py;
-      }
+    vertical = '';
+    if (j > i + 1) {
+      to(high);
+      to(low);
     }
-    if (vertical) d += `H${column}${vertical}`;
+    to(last);
+    if (vertical) {
+      d += `h${column - penX}${vertical}`;
+      penX = column;
+    }
     i = j;
   }
-  return `${d}H${Math.round(ax * stop + bx)}`;
+  return `${d}h${Math.round(ax * stop + bx) - penX}`;
 }
 
 /**
