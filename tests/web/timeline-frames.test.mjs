@@ -155,16 +155,28 @@ test('at the whole step every forward operation is its own run, placed by the ti
   // The plot spans x0 = 70 (the stage labels' margin) to the chart's width less 18 (js/views/timeline.js).
   const width = Number(await page.getAttribute('svg#timeline', 'width'));
   const [x0, x1] = [70, width - 18];
-  for (const stage of [0, 17, 31]) {
-    const d = /** @type {string} */ (await page.getAttribute(`svg#timeline path.op-path[data-op="F"][data-stage="${stage}"]`, 'd'));
-    // The path: "M<x> <y>h<w>" for the first run, then "m<gap> 0h<w>" each relative to the end of the one before.
-    const runs = [];
-    let pen = 0;
-    for (const [, move, x, w] of d.matchAll(/([Mm])(-?[\d.]+)[ ,]-?[\d.]+h([\d.]+)/g)) {
-      const from = move === 'M' ? Number(x) : pen + Number(x);
-      runs.push([from, from + Number(w)]);
-      pen = from + Number(w);
+  const d = /** @type {string} */ (await page.getAttribute('svg#timeline path.op-path[data-op="F"]', 'd'));
+  // One path for every stage's forward runs: "M<x> <y>h<w>" starts a stage's row (y: the row's middle), then
+  // "m<gap> 0h<w>" for each run after, relative to the end of the one before.
+  /** @type {Map<number, number[][]>} */
+  const byRow = new Map();
+  let pen = 0;
+  /** @type {number[][]} */
+  let row = [];
+  for (const [, move, mx, my, w] of d.matchAll(/([Mm])(-?[\d.]+)[ ,](-?[\d.]+)h([\d.]+)/g)) {
+    if (move === 'M') {
+      row = [];
+      byRow.set(Number(my), row);
     }
+    const from = move === 'M' ? Number(mx) : pen + Number(mx);
+    row.push([from, from + Number(w)]);
+    pen = from + Number(w);
+  }
+  assert.equal(byRow.size, 32, 'a row of forward runs per stage');
+  for (const stage of [0, 17, 31]) {
+    // At pp 32 rows are 12 px high with 4 px between them, the first from y = 30 (js/views/timeline.js): the
+    // middle of stage s's row is at 36 + 16 s.
+    const runs = byRow.get(36 + 16 * stage) ?? [];
     // 1F1B: a stage's forwards are apart (a backward or idle time between two of them after the warm-up, and the
     // warm-up's forwards of one stage run back to back, so they make one run).
     const forwards = result.timeline.filter((/** @type {any} */ op) => op.stage === stage && op.op === 'F')

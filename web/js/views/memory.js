@@ -7,6 +7,7 @@
 import { s, text, textWidth, linear, niceMax, ticks, axisBottom, axisLeft, legend, legendHeight, chartRoot, LEGEND_LINE } from '../svg.js';
 import { mib, num, tickLabel } from '../format.js';
 import { t } from '../i18n.js';
+import { kept } from './swap-chart.js';
 
 const MARGIN_LEFT = 70;
 const MARGIN_RIGHT = 18;
@@ -258,7 +259,9 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   const x = linear([t0, t1], [x0, x1]);
   const y = linear([floor, top_], [bottom, top]);
   root.append(s('defs', {}, [s('clipPath', { id: 'memory-clip' }, [s('rect', { x: x0, y: top - 4, width: x1 - x0, height: bottom - top + 8 })])]));
-  root.append(axisLeft(y, { x: x0, gridRight: x1, title: t('memory (MiB)'), palette, format: num, titleOffset: 52 }));
+  // The memory axis does not follow the time window: built once per scale, size, palette and language.
+  root.append(kept(JSON.stringify(['memory-axis', floor, top_, bottom, top, x0, x1, palette, t('memory (MiB)'), num(1234.5)]),
+    () => axisLeft(y, { x: x0, gridRight: x1, title: t('memory (MiB)'), palette, format: num, titleOffset: 52 })));
   root.append(axisBottom(x, { y: bottom, title: t('time (ms)'), palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
 
   // Step lines are horizontal and vertical only: crisp edges cost less to draw and look the same.
@@ -311,6 +314,6 @@ export function renderMemory(result, { width, height: fit, palette, window, unti
   }
   root.append(s('line', { class: 'cursor', x1: x0, x2: x0, y1: top, y2: bottom, stroke: palette.muted, 'stroke-width': 1, visibility: 'hidden' }));
 
-  root.append(legend(items, { x: x0, y: bottom + 42, maxWidth: x1 - x0, palette }).node);
+  root.append(kept(JSON.stringify(['memory-legend', items, x0, bottom, x1, palette]), () => legend(items, { x: x0, y: bottom + 42, maxWidth: x1 - x0, palette }).node));
   return root;
 }

@@ -21,12 +21,38 @@ export function swapChart(box, chart) {
   patchElement(old, chart);
 }
 
+/** Parts drawn lately, by key (a few charts' worth), and a short name for each key, unique in the page's life. */
+const drawn = /** @type {Map<string, Element>} */ (new Map());
+let named = 0;
+
 /**
- * Makes `old` equal to `next` (attributes and children), moving `next`'s children over where they do not match.
+ * A part of a chart that depends only on what its key says (a legend, the stage labels, an axis that does not
+ * follow the time window): built once per key and copied after that, and marked with a short name for the key, so
+ * patching a chart skips it whole when it is the same (the key must say everything the part depends on).
+ * @param {string} key
+ * @param {() => Element} build
+ * @returns {Element}
+ */
+export function kept(key, build) {
+  let part = drawn.get(key);
+  if (!part) {
+    part = build();
+    part.setAttribute('data-key', `k${++named}`);
+    if (drawn.size >= 32) drawn.clear();
+    drawn.set(key, part);
+  }
+  return /** @type {Element} */ (part.cloneNode(true));
+}
+
+/**
+ * Makes `old` equal to `next` (attributes and children), moving `next`'s children over where they do not match;
+ * a part with the same key as the old one's (kept) is the same already.
  * @param {Element} old
  * @param {Element} next
  */
 function patchElement(old, next) {
+  const key = next.getAttribute('data-key');
+  if (key !== null && old.getAttribute('data-key') === key) return;
   const names = next.getAttributeNames();
   for (const name of names) {
     const value = next.getAttribute(name);

@@ -11,6 +11,7 @@ import { s, text, textWidth, linear, axisBottom, legend, legendHeight, chartRoot
 import { ms, num, tickLabel } from '../format.js';
 import { t } from '../i18n.js';
 import { textOn } from '../theme.js';
+import { kept } from './swap-chart.js';
 
 export const MAX_BOXES = 2500;
 /** The operation kinds, in the order of the per-kind paths (an F&B counts half to F, half to B). */
@@ -215,20 +216,26 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   root.append(hatchPattern(palette, 'timeline-hatch'), opPatterns(palette));
   root.append(s('defs', {}, [s('clipPath', { id: 'timeline-clip' }, [s('rect', { x: x0, y: top - 2, width: x1 - x0, height: plotBottom - top + 4 })])]));
 
-  // Rows: labels and the hatched background that shows through as bubbles.
-  const rows = s('g', { class: 'rows' });
+  // Rows: labels (the same at every zoom) and the hatched background that shows through as bubbles.
   const labelEvery = rowHeight >= 10 ? 1 : Math.ceil(12 / (rowHeight + rowGap));
-  for (let stage = 0; stage < pp; ++stage) {
-    const y = top + stage * (rowHeight + rowGap);
-    if (stage % labelEvery === 0) {
-      rows.append(text(x0 - 8, y + rowHeight / 2 + 4, t('stage {i}', { i: stage }), { 'text-anchor': 'end', 'font-size': rowHeight >= 14 ? 11 : 9, fill: palette.muted }));
+  const labels = kept(JSON.stringify(['timeline-rows', pp, top, rowHeight, rowGap, x0, labelEvery, palette.muted, t('stage {i}', { i: 0 })]), () => {
+    const group = s('g', { class: 'rows' });
+    for (let stage = 0; stage < pp; stage += labelEvery) {
+      const y = top + stage * (rowHeight + rowGap);
+      group.append(text(x0 - 8, y + rowHeight / 2 + 4, t('stage {i}', { i: stage }), { 'text-anchor': 'end', 'font-size': rowHeight >= 14 ? 11 : 9, fill: palette.muted }));
     }
-    const a = Math.max(x0, x(0));
-    const b = Math.min(x1, x(index.stepTime));
-    if (b > a) rows.append(s('rect', { x: a, y, width: b - a, height: rowHeight, fill: 'url(#timeline-hatch)', class: 'bubble-row' }));
+    return group;
+  });
+  // The step's span on every row, as one path: one element to update per zoom or pan step rather than one per stage.
+  const a = Math.max(x0, x(0));
+  const b = Math.min(x1, x(index.stepTime));
+  let bubbles = '';
+  for (let stage = 0; stage < pp && b > a; ++stage) {
+    bubbles += `M${tenths(a)} ${tenths(top + stage * (rowHeight + rowGap))}h${tenths(b - a)}v${tenths(rowHeight)}h${tenths(a - b)}z`;
   }
   root.append(axisBottom(x, { y: plotBottom + 2, gridTop: top - 4, title: t('time (ms)'), palette, format: tickLabel, count: Math.max(3, Math.round((x1 - x0) / 110)) }));
-  root.append(rows);
+  root.append(labels);
+  if (bubbles) root.append(s('path', { d: bubbles, fill: 'url(#timeline-hatch)', class: 'bubble-row' }));
 
   // Which operations are visible.
   let visible = 0;
@@ -304,11 +311,12 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
     const right = x1 * 10;
     /** @type {['B', 'F', 'W']} */
     const kinds = ['B', 'F', 'W'];
+    /** Per run kind (busy, F, W), every stage's runs: three elements for the browser to keep, whatever pp is. */
+    const paths = ['', '', ''];
     for (let stage = 0; stage < pp; ++stage) {
       const row = index.rows[stage];
       const middle = tenths(top + stage * (rowHeight + rowGap) + rowHeight / 2);
-      /** Per run kind (busy, F, W): the path so far, the open run in tenths (from < 0 when none), the pen's x. */
-      const paths = ['', '', ''];
+      /** Per run kind: the open run in tenths (from < 0 when none), and the pen's x (< 0: not on this stage yet). */
       const from = [-1, -1, -1];
       const to = [0, 0, 0];
       const pen = [-1, -1, -1];
@@ -343,13 +351,10 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
           flush(2);
         }
       }
-      for (let k = 0; k < 3; ++k) {
-        flush(k);
-        if (paths[k]) {
-          boxes.append(s('path', { d: paths[k], fill: 'none', stroke: colors[kinds[k]], 'stroke-width': rowHeight, class: 'op-path',
-            'data-op': kinds[k], 'data-stage': stage }));
-        }
-      }
+      for (let k = 0; k < 3; ++k) flush(k);
+    }
+    for (let k = 0; k < 3; ++k) {
+      if (paths[k]) boxes.append(s('path', { d: paths[k], fill: 'none', stroke: colors[kinds[k]], 'stroke-width': rowHeight, class: 'op-path', 'data-op': kinds[k] }));
     }
   } else {
     // Operations narrower than a pixel on average: per stage and pixel column, the share of time spent in F, B
@@ -448,6 +453,6 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
   const items = legendEntries(index, vpp).map(({ label, key, kind, opacity }) => ({ label, opacity,
     kind: kind === 'split' ? undefined : kind,
     color: kind === 'hatch' ? 'url(#timeline-hatch)' : kind === 'split' ? `url(#${SPLIT_ID})` : key === 'weight' ? 'url(#timeline-w)' : palette[key] }));
-  root.append(legend(items, { x: x0, y: plotBottom + 42, maxWidth: x1 - x0, palette }).node);
+  root.append(kept(JSON.stringify(['timeline-legend', items, x0, plotBottom, x1, palette]), () => legend(items, { x: x0, y: plotBottom + 42, maxWidth: x1 - x0, palette }).node));
   return root;
 }
