@@ -18,6 +18,7 @@ import { planRequest } from './requests.js';
 import { t } from './i18n.js';
 import { EngineDiedError, CancelledError } from './worker-client.js';
 import { describeBalance, SHOW_AFTER_MS } from './work-status.js';
+import { debounce } from './debounce.js';
 
 /** How long typing waits before its plan is asked for. */
 const TYPING_DELAY_MS = 220;
@@ -59,7 +60,8 @@ export class PlanRunner {
     /** Inputs changed since the last request was sent. */
     this.pending = false;
     this.running = false;
-    this.timer = 0;
+    /** The plan asked for while typing, once the typing pauses. */
+    this.typing = debounce(() => { void this.runAll(); }, TYPING_DELAY_MS);
     /** The plan call in flight. @type {Job | null} */
     this.job = null;
     /** The person stopped the last call: its answer is not shown, and nothing runs until the inputs change. */
@@ -84,9 +86,8 @@ export class PlanRunner {
     this.parts.status.setComputing(true);
     // A call that has run for a while is out of date now: stop it rather than wait for it.
     if (this.job && performance.now() - this.job.started >= SHOW_AFTER_MS) this.job.cancel();
-    clearTimeout(this.timer);
-    if (immediate) this.runAll();
-    else this.timer = window.setTimeout(() => this.runAll(), TYPING_DELAY_MS);
+    if (immediate) this.typing.now();
+    else this.typing.schedule();
   }
 
   async runAll() {
@@ -108,7 +109,7 @@ export class PlanRunner {
   stop() {
     this.stopped = true;
     this.pending = false;
-    clearTimeout(this.timer);
+    this.typing.cancel();
     this.parts.status.setStopped(true, () => this.request(true));
   }
 
