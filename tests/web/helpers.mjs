@@ -196,3 +196,16 @@ export const textProblems = (page, charts) => page.evaluate((ids) => {
   }
   return problems;
 }, charts);
+
+/**
+ * Loads the page and sets the timeline's scale case: the even split at pp 32 with 256 micro batches, 16,384
+ * operations (the case bench/page-frames.mjs times).
+ * @param {import('playwright-core').Page} page
+ * @param {string} url
+ */
+export async function loadAtScale(page, url) {
+  await load(page, url);
+  await choose(page, 'partition', 'even');
+  await setField(page, '#pp-degree', '32');
+  await setField(page, '#micro-batch-num', '256');
+}

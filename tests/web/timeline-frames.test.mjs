@@ -5,7 +5,7 @@
 // (Frame times themselves are measured by bench/page-frames.mjs, not here: timings belong in benchmarks.)
 import { after, before, test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, setField, choose } from './helpers.mjs';
+import { startSite, openPage, loadAtScale, lastResponse } from './helpers.mjs';
 import { decimal, tenths } from '../../web/js/views/timeline.js';
 import { debounce } from '../../web/js/debounce.js';
 
@@ -17,10 +17,7 @@ let open;
 before(async () => {
   site = await startSite();
   open = await openPage(site.browser);
-  await load(open.page, site.url);
-  await choose(open.page, 'partition', 'even');
-  await setField(open.page, '#pp-degree', '32');
-  await setField(open.page, '#micro-batch-num', '256');
+  await loadAtScale(open.page, site.url);
 });
 
 after(async () => {

@@ -4,7 +4,7 @@
 // (Frame times are measured by bench/page-frames.mjs, not here: timings belong in benchmarks.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, waitForState, setField, choose } from './helpers.mjs';
+import { startSite, openPage, loadAtScale, lastResponse, waitForState } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
 let site;
@@ -14,10 +14,7 @@ let open;
 before(async () => {
   site = await startSite();
   open = await openPage(site.browser);
-  await load(open.page, site.url);
-  await choose(open.page, 'partition', 'even');
-  await setField(open.page, '#pp-degree', '32');
-  await setField(open.page, '#micro-batch-num', '256');
+  await loadAtScale(open.page, site.url);
 });
 
 after(async () => {
