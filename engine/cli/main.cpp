@@ -71,6 +71,8 @@ Example:
 Request: as estimate (its partition and recompute are ignored), plus
   "device": {"memory_limit_mib": N}, "balance": {"recompute_options": ["full", "selective"],
   "time_budget_ms": 2000, "tolerance": 0, "mode": "optimal" | "offset", "offset_range": k}
+  time_budget_ms counts from the request's arrival, its reading included (the balance keeps at
+  least a tenth of it).
 Result: the estimate of the chosen plan, "baseline" (the even split), "gain", "method"
 (proven_optimal, lower_bound_ms, within_tolerance), "infeasibility" (when the plan does not fit:
 why, and the pp_degree, recompute option or memory that would), and in offset mode the ranked
