@@ -16,7 +16,9 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
       bounds_(bounds),
       suffix_(suffix),
       budget_(budget),
-      price_(problem) {
+      price_(problem),
+      program_(schedule_program(p_.shape)),  // built once, not at every simulation
+      replay_(p_.shape, program_, p_.tail) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
   ends_.assign(V, 0);
   chunk_ranges_.assign(pp, {});
@@ -25,10 +27,6 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
   costs_.assign(V, VirtualStageCost{});
   children_.assign(V, {});
   choices_.assign(pp, {});
-  static_cast<PipelineShape&>(sim_in_) = p_.shape;
-  sim_in_.stage_tail_ms = p_.tail;
-  program_ = schedule_program(p_.shape);  // built once, not at every simulation
-  sim_in_.program = &program_;
 }
 
 PhaseStatus BranchAndBound::improve_locally(double until_ms) {
@@ -442,11 +440,9 @@ bool BranchAndBound::simulate_costs() {
   ++simulations_;
   ++choice_simulations_;
   budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
-  sim_in_.costs = costs_;
-  sim_in_.abort_above_ms = best_time_;  // a plan that cannot beat the best is not finished
-  const SimulationResult r = simulate(sim_in_);
-  if (r.aborted) return false;
-  const double t = r.step_time_ms;
+  bool aborted = false;  // a plan that cannot beat the best is not finished
+  const double t = replay_.step_time(costs_, best_time_, aborted);
+  if (aborted) return false;
   if (t < best_time_ - 1e-9 * std::max(1.0, t)) {
     set_best_time(t);
     best_ends_ = ends_;
@@ -515,10 +511,9 @@ bool BranchAndBound::bound_beats_best() {
   ++simulations_;
   ++choice_simulations_;
   budget_.add_work(static_cast<std::int64_t>(p_.V) * p_.shape.micro_batch_num / 32);
-  sim_in_.costs = costs_;
-  sim_in_.abort_above_ms = best_time_;
-  const SimulationResult r = simulate(sim_in_);
-  return !r.aborted && r.step_time_ms < best_time_ - 1e-9 * std::max(1.0, r.step_time_ms);
+  bool aborted = false;
+  const double t = replay_.step_time(costs_, best_time_, aborted);
+  return !aborted && t < best_time_ - 1e-9 * std::max(1.0, t);
 }
 
 void BranchAndBound::try_plan(const std::vector<int>& ends) {

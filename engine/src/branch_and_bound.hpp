@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "balance_budget.hpp"
+#include "plan_replay.hpp"
 #include "ppb/simulate.hpp"
 #include "recompute_price.hpp"
 #include "stage_bounds.hpp"
@@ -131,7 +132,7 @@ class BranchAndBound {
   int v_ = 0;                   // the current virtual stage
   bool choices_cut_ = false;
   Program program_;
-  SimulationInput sim_in_;
+  PlanReplay replay_;  // the simulator's step time of costs_, without allocating
   double best_time_ = kInf;
   double cut_ = kInf;
   std::vector<int> best_ends_;
