@@ -79,6 +79,27 @@ inline Exhaustive exhaustive(const Model& model, const Device& device, const Pla
   return out;
 }
 
+// The transfers of the random trials: 10 GB/s with a 0.05 ms latency.
+inline void add_transfers(Device& device) {
+  device.p2p_bandwidth_gbs = 10;
+  device.p2p_latency_ms = 0.05;
+}
+
+// A device for a random trial: transfers on half of them (one coin drawn from rng), no limit yet.
+inline Device random_device(std::mt19937& rng) {
+  Device device;
+  if (std::uniform_int_distribution<int>(0, 1)(rng)) add_transfers(device);
+  return device;
+}
+
+// A memory limit between "everything fits" and "nothing fits" most of the time: `tightness` x the
+// model's static memory and its activations x `held` micro batches, shared by pp stages, rounded.
+inline double limit_between(const Model& model, double held, int pp, double tightness) {
+  double total_static = 0, total_act = 0;
+  for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
+  return std::round(tightness * (total_static + total_act * held) / pp);
+}
+
 inline Model random_model(std::mt19937& rng, int layers) {
   std::uniform_real_distribution<double> time(0.5, 6.0), mem(50, 400), act(20, 300), send(0, 64);
   std::uniform_int_distribution<int> coin(0, 1);

@@ -267,18 +267,12 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
       const int L = model.layer_count();
       fit_exhaustive(rng, model, binomial(L - 1, V - 1), 6000);
       Plan shape = shape_of(c.pp, c.micro_batches[m_d(rng)], c.schedule, c.vpp);
-      Device device;
-      if (coin(rng)) {
-        device.p2p_bandwidth_gbs = 10;
-        device.p2p_latency_ms = 0.05;
-      }
-      double total_static = 0, total_act = 0;
-      for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
+      Device device = random_device(rng);
       // gpipe holds every micro batch, 1f1b at most pp of them.
       const double m = static_cast<double>(shape.micro_batch_num);
       const double held = c.schedule == Schedule::gpipe ? m : std::min<double>(c.pp, m);
       std::uniform_real_distribution<double> tightness(0.5, 1.8);
-      device.memory_limit_mib = std::round(tightness(rng) * (total_static + total_act * held) / c.pp);
+      device.memory_limit_mib = limit_between(model, held, c.pp, tightness(rng));
       BalanceOptions options;
       for (int k = 0; k < static_cast<int>(model.recompute_options.size()); ++k) options.recompute_options.push_back(k);
       bool exact_memory = true;
@@ -379,11 +373,8 @@ TEST(BalanceSchedules, ClaimedOptimumMeetsAnIndependentBound) {
       const Model model = kinds_model(rng, layers_d(rng), 3, false);
       const Plan shape = shape_of(3, schedule == Schedule::gpipe ? 3 : 6, schedule);
       Device device;
-      device.p2p_bandwidth_gbs = 10;
-      device.p2p_latency_ms = 0.05;
-      double total_static = 0, total_act = 0;
-      for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
-      device.memory_limit_mib = std::round((total_static + total_act * 3) / 3 * 0.9);
+      add_transfers(device);
+      device.memory_limit_mib = limit_between(model, 3, 3, 0.9);
       BalanceOptions options;
       options.recompute_options = {0, 1, 2};
       const BalanceResult got = balance(model, device, shape, options);

@@ -28,17 +28,9 @@ TEST(Balance, NeverWorseThanExhaustiveSearch) {
     // Keep the exhaustive space small enough: 3^layers recompute assignments per partition.
     std::vector<int> options = {0, 1};
     if (layers > 7) options = {coin(rng)};
-    Device device;
-    if (coin(rng)) {
-      device.p2p_bandwidth_gbs = 10;
-      device.p2p_latency_ms = 0.05;
-    }
-    // A limit between "everything fits" and "nothing fits" most of the time.
-    double total_static = 0, total_act = 0;
-    for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
+    Device device = random_device(rng);
     std::uniform_real_distribution<double> tightness(0.5, 2.0);
-    device.memory_limit_mib =
-        std::round(tightness(rng) * (total_static + total_act * std::min<double>(pp, shape.micro_batch_num)) / pp);
+    device.memory_limit_mib = limit_between(model, std::min<double>(pp, shape.micro_batch_num), pp, tightness(rng));
     BalanceOptions opt;
     opt.recompute_options = options;
     // A third of the trials carry outside per-stage components (a tail after the last operation and
