@@ -15,6 +15,7 @@
 #include "branch_and_bound.hpp"
 #include "least_over.hpp"
 #include "recompute_frontier.hpp"
+#include "recompute_price.hpp"
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 #include "suffix_bound.hpp"
@@ -96,8 +97,9 @@ struct Balancer::Impl {
         frontiers(problem, budget),
         recompute(problem, frontiers, budget),
         bounds(problem),
-        suffix(problem, recompute, frontiers, bounds),
-        search(problem, recompute, frontiers, bounds, suffix, budget) {
+        price(problem),
+        suffix(problem, recompute, frontiers, bounds, price),
+        search(problem, recompute, frontiers, bounds, suffix, price, budget) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
     if (problem.limit < kInf && problem.V == problem.pp)
@@ -142,6 +144,7 @@ struct Balancer::Impl {
   FrontierCache frontiers;
   StageRecompute recompute;
   StageBounds bounds;
+  RecomputePrice price;
   SuffixBound suffix;
   BranchAndBound search;
   std::optional<LeastOverSweep> sweep;

@@ -9,14 +9,15 @@
 namespace ppb::balancer {
 
 BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-                               StageBounds& bounds, const SuffixBound& suffix, Budget& budget)
+                               StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price,
+                               Budget& budget)
     : p_(problem),
       recompute_(recompute),
       frontiers_(frontiers),
       bounds_(bounds),
       suffix_(suffix),
       budget_(budget),
-      price_(problem),
+      price_(price),
       program_(schedule_program(p_.shape)),  // built once, not at every simulation
       replay_(p_.shape, program_, p_.tail) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
@@ -271,7 +272,8 @@ double BranchAndBound::priced_level(int b, int a, double current) const {
     lo = std::max(lo, l.level);
     top_rate = std::max(top_rate, l.rate);
   }
-  if (water <= 0) return lo;
+  // Sums of many charges: a little below, so that rounding never lifts the bound above a tie.
+  if (water <= 0) return lo - 1e-9 * std::fabs(lo);
   // The work taken below T grows with T; T = lo + water x top_rate x m takes all of it on any stage.
   // Bisection, keeping a T that provably takes less than the work (a lower bound).
   const auto taken = [&](double t) {
@@ -295,7 +297,7 @@ double BranchAndBound::priced_level(int b, int a, double current) const {
     else
       lo = mid;
   }
-  return lo;
+  return lo - 1e-9 * std::fabs(lo);
 }
 
 // Lists the ends virtual stage f.v may take with their bounds, most promising first.

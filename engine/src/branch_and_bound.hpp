@@ -21,7 +21,7 @@ namespace ppb::balancer {
 class BranchAndBound {
  public:
   BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-                 StageBounds& bounds, const SuffixBound& suffix, Budget& budget);
+                 StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price, Budget& budget);
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
   void try_plan(const std::vector<int>& ends);
@@ -119,7 +119,7 @@ class BranchAndBound {
   // is at least level + rate x m x x for each (docs/ppb.md, bounds for every schedule, 4). The
   // stages started (and the plain water filling of every open stage), those not started yet (their
   // fill is added per end), and the current stage's known chunks at each price.
-  RecomputePrice price_;
+  const RecomputePrice& price_;
   struct Line {
     int stage;
     double level, rate;

@@ -27,7 +27,8 @@ double RecomputePrice::priced(int i, double price, double count) const {
   return least + price * l.static_mib();
 }
 
-RecomputePrice::RecomputePrice(const BalanceProblem& problem) : p_(problem), vpp_(problem.shape.vpp_degree) {
+RecomputePrice::RecomputePrice(const BalanceProblem& problem)
+    : p_(problem), vpp_(problem.shape.vpp_degree), m_(problem.m) {
   const int pp = p_.pp, L = p_.L;
   prices_.assign(static_cast<std::size_t>(pp), 0);
   std::vector<double> work(static_cast<std::size_t>(L));
@@ -39,7 +40,7 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem) : p_(problem), vpp
     work[static_cast<std::size_t>(i)] = w;
     work_ok = work_ok && w >= 0;
   }
-  if (p_.V == p_.pp || !(p_.limit < kInf) || !work_ok || p_.options.recompute_options.empty() ||
+  if (!(p_.limit < kInf) || !work_ok || p_.options.recompute_options.empty() ||
       static_cast<double>(p_.V) * kMaxPrices * (L + 1) > kMaxCells)
     return;
   // Each stage's prices and count vectors: the best Lagrangian bound of its recompute on the even

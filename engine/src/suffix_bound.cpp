@@ -2,6 +2,7 @@
 #include "suffix_bound.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ppb::balancer {
 
@@ -10,9 +11,11 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
   table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
-  // Only the exact table knows recompute times; otherwise the later stages' least is taken as 0.
+  // Only the exact table knows recompute times, and the relaxed one their bounds from prices;
+  // otherwise the later stages' least is taken as 0.
+  const bool extras = V == p_.pp && (with_recompute || price_.active());
   least_extra_.assign(static_cast<std::size_t>(V) + 1,
-                      std::vector<double>(static_cast<std::size_t>(L) + 1, with_recompute && V == p_.pp ? kInf : 0.0));
+                      std::vector<double>(static_cast<std::size_t>(L) + 1, extras ? kInf : 0.0));
   least_extra_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
   with_recompute_ = with_recompute;
   until_ms_ = until_ms;
@@ -48,11 +51,16 @@ PhaseStatus SuffixBound::step(Budget& budget) {
       const StageRecompute::OneChunk chunk_memory = recompute_.one_chunk(s);
       const int last = p_.last_end(v);
       const double* const later_extra = least_extra(v + 1);
-      if (with_recompute_ && V == pp) {
+      // A stage's least recompute time, or a lower bound of it (kInf when nothing fits).
+      const auto stage_extra = [&](int b) {
+        const double extra = recompute_.one_extra(chunk_memory, a, b, with_recompute_);
+        return with_recompute_ || extra == kInf || !price_.active() ? extra : price_.extra_bound(s, a, b);
+      };
+      if (V == pp && (with_recompute_ || price_.active())) {
         // The least summed recompute of stages v.. from a: every end whose stage fits memory.
         double least = kInf;
         for (int b = p_.first_end(v, a); b <= last; ++b) {
-          const double extra = recompute_.one_extra(chunk_memory, a, b);
+          const double extra = stage_extra(b);
           if (extra == kInf) break;  // more layers only need more memory
           least = std::min(least, extra + later_extra[static_cast<std::size_t>(b)]);
         }
@@ -61,7 +69,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
       for (int b = p_.first_end(v, a); b <= last; ++b) {
         const double after = after_row[static_cast<std::size_t>(b)];
         if (after == kInf) continue;
-        const double extra = V != pp ? 0.0 : recompute_.one_extra(chunk_memory, a, b, with_recompute_);
+        const double extra = V != pp ? 0.0 : stage_extra(b);
         if (extra == kInf) break;  // more layers only need more memory
         const Bounds bound =
             V == pp ? bounds_.stage(s, pf, pb, a, b, extra, later_extra[static_cast<std::size_t>(b)]) : Bounds{0, 0};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "balance_budget.hpp"
+#include "recompute_price.hpp"
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 
@@ -15,13 +16,13 @@ namespace ppb::balancer {
 class SuffixBound {
  public:
   SuffixBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-              const StageBounds& bounds)
-      : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds) {}
+              const StageBounds& bounds, const RecomputePrice& price)
+      : p_(problem), recompute_(recompute), frontiers_(frontiers), bounds_(bounds), price_(price) {}
 
   // Starts the table, with each stage's exact least recompute time or, with `with_recompute` false,
-  // with a stage's recompute time counted as 0 when its most-saving options fit (a weaker bound
-  // without frontiers: O(1) per cell instead of a frontier per range, which on thousands of distinct
-  // layers is what dominates). The prefix times of earlier stages are taken without recompute and
+  // with a lower bound of it from the prices on memory (recompute_price.hpp; 0 without prices) when
+  // its most-saving options fit (a weaker bound without frontiers: O(prices) per cell instead of a
+  // frontier per range, which on thousands of distinct layers is what dominates). The prefix times of earlier stages are taken without recompute and
   // with the cheapest transfer. The table is built by step() and given up as soon as `until_ms`
   // (time spent) passes or the rows left, at the pace of the rows built so far, could not be built
   // before it: a table that cannot finish in its share is given up early, not at its end.
@@ -38,8 +39,8 @@ class SuffixBound {
   // Row v + 1 is what the stages after v can reach, indexed by v's end.
   [[nodiscard]] const double* row(int v) const { return table_[static_cast<std::size_t>(v)].data(); }
   // least_extra(v)[a]: the least recompute time, summed, of virtual stages v.. when v starts at a,
-  // with each stage's least recompute that fits (0 without the exact table); kInf when no plan of
-  // them fits. It is part of the round trip every earlier stage waits for.
+  // with each stage's least recompute that fits (its lower bound from the prices in the relaxed
+  // table, 0 without prices); kInf when no plan of them fits. It is part of the round trip every earlier stage waits for.
   [[nodiscard]] const double* least_extra(int v) const { return least_extra_[static_cast<std::size_t>(v)].data(); }
   // The stage ends of the plan the table's minimum is built from.
   [[nodiscard]] std::vector<int> plan() const;
@@ -49,6 +50,7 @@ class SuffixBound {
   StageRecompute& recompute_;
   FrontierCache& frontiers_;
   const StageBounds& bounds_;
+  const RecomputePrice& price_;
   std::vector<std::vector<double>> table_;
   std::vector<std::vector<int>> next_;  // the end of stage v that gives table_[v][a]
   std::vector<std::vector<double>> least_extra_;
