@@ -11,11 +11,10 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
   table_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
-  // Only the exact table knows recompute times, and the relaxed one their bounds from prices;
-  // otherwise the later stages' least is taken as 0.
-  const bool extras = V == p_.pp && (with_recompute || price_.active());
+  // Only the exact table knows recompute times; otherwise the later stages' least is taken as 0 (its
+  // scan over every end, which the exact table's frontiers dwarf, would double the relaxed table).
   least_extra_.assign(static_cast<std::size_t>(V) + 1,
-                      std::vector<double>(static_cast<std::size_t>(L) + 1, extras ? kInf : 0.0));
+                      std::vector<double>(static_cast<std::size_t>(L) + 1, with_recompute && V == p_.pp ? kInf : 0.0));
   least_extra_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
   with_recompute_ = with_recompute;
   until_ms_ = until_ms;
@@ -56,7 +55,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
         const double extra = recompute_.one_extra(chunk_memory, a, b, with_recompute_);
         return with_recompute_ || extra == kInf || !price_.active() ? extra : price_.extra_bound(s, a, b);
       };
-      if (V == pp && (with_recompute_ || price_.active())) {
+      if (with_recompute_ && V == pp) {
         // The least summed recompute of stages v.. from a: every end whose stage fits memory.
         double least = kInf;
         for (int b = p_.first_end(v, a); b <= last; ++b) {

@@ -39,8 +39,8 @@ class SuffixBound {
   // Row v + 1 is what the stages after v can reach, indexed by v's end.
   [[nodiscard]] const double* row(int v) const { return table_[static_cast<std::size_t>(v)].data(); }
   // least_extra(v)[a]: the least recompute time, summed, of virtual stages v.. when v starts at a,
-  // with each stage's least recompute that fits (its lower bound from the prices in the relaxed
-  // table, 0 without prices); kInf when no plan of them fits. It is part of the round trip every earlier stage waits for.
+  // with each stage's least recompute that fits (0 without the exact table); kInf when no plan of
+  // them fits. It is part of the round trip every earlier stage waits for.
   [[nodiscard]] const double* least_extra(int v) const { return least_extra_[static_cast<std::size_t>(v)].data(); }
   // The stage ends of the plan the table's minimum is built from.
   [[nodiscard]] std::vector<int> plan() const;
