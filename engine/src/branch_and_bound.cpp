@@ -2,9 +2,9 @@
 #include "branch_and_bound.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 
 namespace ppb::balancer {
 
@@ -183,8 +183,8 @@ void BranchAndBound::levels(int v) {
       double rate = kInf;
       for (int c = 0; c < p_.shape.vpp_degree; ++c)
         if (p_.virtual_of(s, c) > v) rate = std::min(rate, price_.rate(s, c, j));
-      out.push_back({s, base + priced_[static_cast<std::size_t>(s)][static_cast<std::size_t>(j)] - price_.rebate(s, j),
-                     rate});
+      out.push_back(
+          {s, base + priced_[static_cast<std::size_t>(s)][static_cast<std::size_t>(j)] - price_.rebate(s, j), rate});
     }
   };
   for (int s = 0; s < p_.pp; ++s) {

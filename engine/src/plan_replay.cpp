@@ -121,7 +121,8 @@ double PlanReplay::step_time(const std::vector<VirtualStageCost>& costs, double 
     }
   }
   double step = 0;
-  for (int s = 0; s < pp_; ++s) step = std::max(step, free_[static_cast<std::size_t>(s)] + tail_[static_cast<std::size_t>(s)]);
+  for (int s = 0; s < pp_; ++s)
+    step = std::max(step, free_[static_cast<std::size_t>(s)] + tail_[static_cast<std::size_t>(s)]);
   if (step > abort_above_ms) aborted = true;
   return step;
 }

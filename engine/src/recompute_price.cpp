@@ -80,7 +80,8 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem)
         tried.erase(std::unique(tried.begin(), tried.end()), tried.end());
         if (tried.size() > kMaxTried) {
           std::vector<double> thinned;
-          for (std::size_t j = 0; j < kMaxTried; ++j) thinned.push_back(tried[j * (tried.size() - 1) / (kMaxTried - 1)]);
+          for (std::size_t j = 0; j < kMaxTried; ++j)
+            thinned.push_back(tried[j * (tried.size() - 1) / (kMaxTried - 1)]);
           tried.swap(thinned);
         }
         for (const double y : tried) {
@@ -94,9 +95,8 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem)
         }
       }
       auto& mine = chosen[static_cast<std::size_t>(s)];
-      const bool known = std::any_of(mine.begin(), mine.end(), [&](const auto& x) {
-        return x.first == best_price && x.second == best_counts;
-      });
+      const bool known = std::any_of(mine.begin(), mine.end(),
+                                     [&](const auto& x) { return x.first == best_price && x.second == best_counts; });
       if (best_price > 0 && !known) mine.emplace_back(best_price, best_counts);
     }
     prices_[static_cast<std::size_t>(s)] = static_cast<int>(chosen[static_cast<std::size_t>(s)].size());

@@ -22,11 +22,10 @@ class SuffixBound {
   // Starts the table, with each stage's exact least recompute time or, with `with_recompute` false,
   // with a lower bound of it from the prices on memory (recompute_price.hpp; 0 without prices) when
   // its most-saving options fit (a weaker bound without frontiers: O(prices) per cell instead of a
-  // frontier per range, which on thousands of distinct layers is what dominates). The prefix times of earlier stages are taken without recompute and
-  // with the cheapest transfer. The table is built by step() and given up as soon as `until_ms`
-  // (time spent) passes or the rows left, at the pace of the rows built so far, could not be built
-  // before it: a table that cannot finish in its share is given up early, not at its end.
-  // `now_ms` is the time spent so far.
+  // frontier per range, which on thousands of distinct layers is what dominates). The prefix times of earlier stages
+  // are taken without recompute and with the cheapest transfer. The table is built by step() and given up as soon as
+  // `until_ms` (time spent) passes or the rows left, at the pace of the rows built so far, could not be built before
+  // it: a table that cannot finish in its share is given up early, not at its end. `now_ms` is the time spent so far.
   void start(bool with_recompute, double until_ms, double now_ms);
   // Builds rows until done, given up, or the slice ends (paused).
   PhaseStatus step(Budget& budget);
