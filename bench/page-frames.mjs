@@ -151,7 +151,7 @@ async function main() {
       `${os.cpus().length} cores, load average ${load.toFixed(1)} at the start (the machine is shared: with more runnable processes than cores, a`,
       'frame waits for the processor too, and the slow tail grows first).',
       'The built site with the default example at pp 32, 256 micro batches, 1F1B, even split: 16,384 operations, drawn',
-      'as paths per stage (more than 2,500 are in view; docs/page.md, "Timeline performance"). Wheel events go to the timeline one per frame, as a',
+      'as three paths of runs, one per kind (more than 2,500 are in view; docs/page.md, "Timeline performance"). Wheel events go to the timeline one per frame, as a',
       'trackpad sends them (Ctrl + wheel zooms around the pointer, Shift + wheel pans); a frame\'s time is the event\'s',
       'handlers plus, in the frame that draws it, everything from the frame\'s start until the browser has rendered it',
       '(the memory chart follows the same window and is included). "redraws" counts the frames in which the charts',
