@@ -186,7 +186,7 @@ async function main() {
     'figures grow with the load). The built site in a fresh browser context per upload (the engine as cold as on a',
     'person\'s first upload), a request file uploaded through the file input: a model of individual layer entries (as a',
     'profiler writes them) on pp 8 with 32 micro batches, PPB. Timed from the input\'s change event to the first plan',
-    'drawn for that model: a balance still running after 120 ms of work sends its best plan so far, which the page',
+    'drawn for that model: a balance still running 120 ms after the call came sends its best plan so far, which the page',
     'draws at once, marked as still balancing, and refines (the budget is held against this time); the final plan',
     'column is when the balance\'s last answer is drawn and the page is ready. The marks say when the page had parsed',
     'the file, sent the plan, drawn the best plan so far (ppb:interim-drawn), had the engine\'s answer and had drawn it.',

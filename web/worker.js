@@ -36,7 +36,8 @@
   const SLICED = ['search', 'balance'];
   const SLICE_MS = 40;
   const PROGRESS_MS = 50;
-  /** A balance that has not finished after this much of its work sends its best plan so far, for the page to draw. */
+  /** A balance that has not finished this long after its call came (reading the request included) sends its best plan
+   *  so far, for the page to draw; a better one follows at most every INTERIM_EVERY_MS. */
   const INTERIM_AFTER_MS = 120;
   const INTERIM_EVERY_MS = 700;
   /** The quiet the warm-up after loading waits for before each of its pieces. */
@@ -138,6 +139,7 @@
         }
         if (progress.finished) break;
         const incumbent = progress.incumbent_ms;
+        // Only a balance has a best plan so far (a search reports its candidates at the end).
         if (typeof session.bestSoFar === 'function' && typeof incumbent === 'number' && now - started >= INTERIM_AFTER_MS &&
             now - lastInterim >= INTERIM_EVERY_MS && (interimIncumbent === null || incumbent < interimIncumbent)) {
           post({ type: 'interim', id, response: session.bestSoFar() });

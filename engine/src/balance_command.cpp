@@ -236,7 +236,7 @@ struct BalanceSession::Impl {
   detail::BalanceRequest in;
   std::unique_ptr<Balancer> balancer;  // optimal mode; reads `in`, which outlives it
   CommandOutput offset;                // offset mode: the whole answer, made by the first step
-  // When the session was made: the offset mode's budget counts from here.
+  // When the session was made: the budget counts from here (reading the request included).
   detail::RequestClock clock;
 };
 
