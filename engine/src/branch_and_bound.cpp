@@ -19,7 +19,9 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
       budget_(budget),
       price_(price),
       program_(schedule_program(p_.shape)),  // built once, not at every simulation
-      replay_(p_.shape, program_, p_.tail) {
+      replay_(p_.shape, program_, p_.tail),
+      // One chunk per stage has the suffix table, which bounds every node better (docs/ppb.md).
+      whole_(p_, p_.V != p_.pp) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
   ends_.assign(V, 0);
   chunk_ranges_.assign(pp, {});
@@ -28,6 +30,7 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
   costs_.assign(V, VirtualStageCost{});
   children_.assign(V, {});
   choices_.assign(pp, {});
+  whole_prefix_.assign(V + 1, 0);
 }
 
 PhaseStatus BranchAndBound::improve_locally(double until_ms) {
@@ -66,6 +69,17 @@ void BranchAndBound::start(double root_bound) {
 }
 
 PhaseStatus BranchAndBound::step() {
+  if (!whole_ascended_) {
+    if (uses_whole()) {
+      const PhaseStatus status = whole_.ascend(budget_, best_time_);
+      if (status == PhaseStatus::paused) return status;
+      whole_ready_ = whole_.best() > -kInf;
+      // Sums of many charges: a little below, so that rounding never lifts the bound above a tie.
+      if (whole_ready_ && !stack_.empty())
+        stack_[0].floor = std::max(stack_[0].floor, whole_.best() - 1e-9 * std::fabs(whole_.best()));
+    }
+    whole_ascended_ = true;
+  }
   while (!stack_.empty()) {
     if (budget_.hit()) return PhaseStatus::given_up;
     Frame& f = stack_.back();
@@ -331,6 +345,8 @@ void BranchAndBound::expand(Frame& f) {
     const double* const later_extra = suffix_.least_extra(v + 1);
     const int last = p_.last_end(v);
     const int first = p_.first_end(v, a);
+    const bool whole_ready = whole_ready_;
+    const double whole_base = whole_prefix_[static_cast<std::size_t>(v)] + whole_.constant();
     for (int b = first; b <= last; ++b) {
       // A node of a model with many layers scans many ends (and may build their frontiers).
       if (((b - first) & 255) == 255 && budget_.tick(256)) {
@@ -346,11 +362,16 @@ void BranchAndBound::expand(Frame& f) {
       const double fill = pf + (prefix_f[ub] - prefix_f[ua]) + send - (prefix_f[ub] + later_sends);
       const double drain =
           drain_additive ? pb + (prefix_b[ub] - prefix_b[ua]) + extra + send - (prefix_b[ub] + later_sends) : 0;
-      const double priority = std::max({bound, term.strong, after[ub] + std::max(0.0, fill + drain)});
+      double priority = std::max({bound, term.strong, after[ub] + std::max(0.0, fill + drain)});
+      if (whole_ready) {
+        const double whole = whole_base + whole_.range(v, a, b) + whole_.rest(v + 1, b);
+        priority = std::max(priority, whole - 1e-9 * std::fabs(whole));
+      }
       if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
     levels(v);
+    const double whole_base = whole_prefix_[static_cast<std::size_t>(v)] + whole_.constant();
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
       if (budget_.tick()) {
         cut_short = true;
@@ -389,7 +410,11 @@ void BranchAndBound::expand(Frame& f) {
         if (!completes) current = term.strong;
         rest = std::max(rest, priced_level(b, a, current));
       }
-      const double priority = std::max({bound, term.strong, rest});
+      double priority = std::max({bound, term.strong, rest});
+      if (whole_ready_) {
+        const double whole = whole_base + whole_.range(v, a, b) + whole_.rest(v + 1, b);
+        priority = std::max(priority, whole - 1e-9 * std::fabs(whole));
+      }
       if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   }
@@ -411,6 +436,8 @@ void BranchAndBound::enter(const Frame& f, const Child& child) {
   if (completes)
     recompute_.stage_extra(s, ranges, &chosen_, several_chunks() ? &choices_[static_cast<std::size_t>(s)] : nullptr);
   ends_[static_cast<std::size_t>(v)] = b;
+  if (whole_ready_)
+    whole_prefix_[static_cast<std::size_t>(v) + 1] = whole_prefix_[static_cast<std::size_t>(v)] + whole_.range(v, a, b);
   // Costs of this virtual stage, for the simulation of complete plans.
   auto& c = costs_[static_cast<std::size_t>(v)];
   c.forward_ms = p_.range(p_.prefix_f, a, b);

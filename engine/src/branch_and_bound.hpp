@@ -15,6 +15,7 @@
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 #include "suffix_bound.hpp"
+#include "whole_plan_bound.hpp"
 
 namespace ppb::balancer {
 
@@ -139,6 +140,13 @@ class BranchAndBound {
   std::int64_t move_ = 0;  // improve_locally: the next move, 2 (i V + j) + (step > 0)
   bool moved_ = false;     // improve_locally: a move of this pass made the plan faster
   std::int64_t simulations_ = 0;
+  // The whole-plan bound (whole_plan_bound.hpp): its ascent runs once at the start of the search;
+  // then each node's children are bounded by the relaxed sum of the stages chosen (whole_prefix_[v],
+  // virtual stages 0..v-1) and the table's least for the rest.
+  WholePlanBound whole_;
+  bool whole_ascended_ = false, whole_ready_ = false;
+  std::vector<double> whole_prefix_;
+  [[nodiscard]] bool uses_whole() const { return whole_.applies(); }
 };
 
 }  // namespace ppb::balancer

@@ -1,0 +1,107 @@
+// The whole-plan bound (internal to the engine): a Lagrangian relaxation of "the step time is at
+// least every stage bound, and every stage fits its memory" over the whole plan at once. The stage
+// bounds g_j are bound 1 of each physical stage and the chain bounds read off its program (the
+// chain of a micro batch before one of its operations, its operations from there to a later one,
+// the chain after it), each linear in the virtual stages' times. For weights lambda_j >= 0 summing
+// to 1 and prices mu_{s,k} >= 0 on each stage's memory at each of its count vectors k,
+//     T >= max_j g_j >= sum_j lambda_j g_j + sum_{s,k} mu_{s,k} (memory_{s,k} - M_s),
+// and the right side is a sum over layers (each at its cheapest recompute option) and transfers:
+// its least over every partition is a dynamic program over (virtual stage, layer). The weights and
+// prices are raised by an ascent at the root; with the best of them, the program's suffix (rest) and
+// each range's cost bound every branch of the search in O(1). The argument is in docs/ppb.md
+// (bounds for every schedule, 5).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "balance_budget.hpp"
+#include "balance_problem.hpp"
+
+namespace ppb::balancer {
+
+class WholePlanBound {
+ public:
+  // With `wanted` false nothing is built and the bound does not apply (a balance that does not
+  // use it pays nothing).
+  explicit WholePlanBound(const BalanceProblem& problem, bool wanted = true);
+
+  // Whether its tables are small enough to build (virtual stages x layers under a cap).
+  [[nodiscard]] bool applies() const { return applies_; }
+  // The stage bounds weighed (bound 1 of each physical stage, then the chain bounds, none under
+  // dualpipev, whose F&B pairs overlap); `lambda` has one entry per bound.
+  [[nodiscard]] int bounds() const { return nb_; }
+
+  // The bound at weights `lambda` (one per stage bound, >= 0, summing to 1) and prices `mu` (per
+  // physical stage, one per count vector of problem.peaks[s], >= 0), its tables built for them.
+  double evaluate(const std::vector<double>& lambda, const std::vector<std::vector<double>>& mu);
+
+  // The ascent over weights and prices, `target` an upper bound of the optimum (the best plan so
+  // far, or kInf). Its rounds depend only on the problem (at most kRounds, fewer on large tables,
+  // none after a long run without a better bound), so that a run in slices makes the same ones;
+  // stops early when the budget is spent (given up) or pauses at the end of a slice. When it ends,
+  // the tables hold the best multipliers found.
+  PhaseStatus ascend(Budget& budget, double target);
+
+  // The best bound found (a lower bound of every plan that fits), -kInf before any.
+  [[nodiscard]] double best() const { return best_; }
+
+  // With the tables built: what virtual stage v holding [a, b) adds to the relaxed sum (its layers
+  // and the transfer after it), and the least the virtual stages v.. can add when v starts at a
+  // (kInf when they cannot be placed).
+  [[nodiscard]] double range(int v, int a, int b) const {
+    const double* c = cum_.data() + static_cast<std::size_t>(v) * width_;
+    return c[b] - c[a] + trans_[static_cast<std::size_t>(v) * width_ + static_cast<std::size_t>(b)];
+  }
+  [[nodiscard]] double rest(int v, int a) const {
+    return rest_[static_cast<std::size_t>(v) * width_ + static_cast<std::size_t>(a)];
+  }
+  // The relaxed sum of a complete plan is the sum of its ranges plus this (tails, less the prices
+  // times the memory limits).
+  [[nodiscard]] double constant() const { return constant_; }
+
+  static constexpr int kRounds = 20000;
+
+ private:
+  void build(const std::vector<double>& lambda, const std::vector<std::vector<double>>& mu);
+  // The plan of the program's least (stage ends into ends_, options into option_) and its
+  // subgradient: each stage bound's value g_ and each stage's memory less its limit, slack_.
+  void subgradient();
+  // Layer i's cheapest option in virtual stage u at the weights built: its priced cost, the
+  // option's index (into option_extra_) in `which`.
+  [[nodiscard]] double layer_cost(int u, int i, int* which) const;
+
+  const BalanceProblem& p_;
+  bool applies_ = false;
+  int pp_ = 1, V_ = 1, L_ = 0, nb_ = 1;
+  std::size_t width_ = 1;  // L + 1
+  // Each stage bound j is linear in the virtual stages' times: coef_[(j x kTerms + term) x V + u]
+  // ms per ms of virtual stage u's forward, backward (recompute included), weight gradient,
+  // communication an F&B pair hides, and transfer after it; plus tail_[j].
+  enum Term { kF, kB, kW, kComm, kSend, kTerms };
+  std::vector<double> coef_, tail_;
+  void add_bound(const std::vector<double>& rows, double tail);
+  void add_chain_bounds();
+  // Each layer's options, "none" first: extra time and activation kept per micro batch.
+  std::vector<int> option_begin_;
+  std::vector<double> option_extra_, option_act_;
+  // Per virtual stage, at the weights built: sum over the bounds of weight x coefficient of each
+  // term (recompute rides with the backward), the price of each MiB of activation and of static
+  // memory.
+  std::vector<double> weighed_, act_price_, static_price_;  // weighed_: kTerms x V
+  std::vector<double> cum_, trans_, rest_;  // V x (L + 1); rest_ has a row V
+  std::vector<int> next_;                   // V x (L + 1): the end of v giving rest(v, a)
+  std::vector<double> g_;                   // per stage bound
+  std::vector<std::vector<double>> slack_;  // per physical stage and count vector
+  // Scratch of subgradient(): the least plan's per virtual stage terms (kTerms x V), per physical
+  // stage statics and each chunk's activation; the ascent's sort.
+  std::vector<double> terms_, statics_, chunk_act_, sorted_;
+  double constant_ = 0;
+  // The ascent: the round, the multipliers now and the best, the step scale.
+  int round_ = 0, best_round_ = 0;
+  std::vector<double> lambda_, best_lambda_, log_weight_;
+  std::vector<std::vector<double>> mu_, best_mu_;
+  double best_ = -kInf;
+};
+
+}  // namespace ppb::balancer

@@ -1,0 +1,146 @@
+// The whole-plan bound (whole_plan_bound.hpp): its value at given weights on a hand-worked model, and
+// on small random models under every schedule program, never above the exhaustive optimum at the
+// ascent's best multipliers nor at random ones (weak duality must hold for every weight and price).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "balance_budget.hpp"
+#include "balance_helpers.hpp"
+#include "balance_problem.hpp"
+#include "ppb/balance.hpp"
+#include "ppb/schedule.hpp"
+#include "whole_plan_bound.hpp"
+
+namespace ppb::test {
+namespace {
+
+using balancer::BalanceProblem;
+using balancer::Budget;
+using balancer::WholePlanBound;
+
+// Six layers of F 1, B 2, no transfers, no memory limit; interleaved_1f1b, pp 2, vpp 2, m 2.
+// Virtual stages 0 and 2 sit on stage 0, 1 and 3 on stage 1; each holds at least one layer.
+Model six_equal_layers() {
+  Model model;
+  for (int i = 0; i < 6; ++i) {
+    Layer l;
+    l.name = "layer" + std::to_string(i);
+    l.forward_ms = 1;
+    l.backward_ms = 2;
+    model.layers.push_back(l);
+  }
+  return model;
+}
+
+// Weights only on bound 1 (bounds 0 and 1 are bound 1 of stages 0 and 1): (1 - l) g_0 + l g_1 with
+//   g_0 = m (work of v0 + v2) = 6 (n0 + n2),   g_1 = PF_1 + m (work of v1 + v3) + PB_1 = 3 n0 + 6 (n1 + n3).
+// A layer therefore costs 6 (1 - l) + 3 l = 6 - 3l in v0, 6 l in v1 and v3, 6 (1 - l) in v2. One
+// layer must sit in each virtual stage (12 + 3l) and the two others go where a layer is cheapest,
+// min(6 l, 6 - 6 l) each (v0 never is: 6 - 3l >= 6 - 6l). So
+//   D(l) = 12 + 3l + 2 min(6l, 6 - 6l):  D(1/2) = 19.5, D(1/4) = 15.75, D(3/4) = 17.25, D(0) = 12.
+TEST(BalanceWholeBound, HandWorkedWeightsOnBoundOne) {
+  const Model model = six_equal_layers();
+  const Device device;
+  const Plan shape = shape_of(2, 2, Schedule::interleaved_1f1b, 2);
+  const BalanceOptions options;
+  const BalanceProblem problem(model, device, shape, options);
+  WholePlanBound whole(problem);
+  ASSERT_TRUE(whole.applies());
+  ASSERT_GT(whole.bounds(), 2);
+  const std::vector<std::vector<double>> no_prices(2, std::vector<double>(problem.peaks[0].size(), 0.0));
+  const auto at = [&](double l) {
+    std::vector<double> lambda(static_cast<std::size_t>(whole.bounds()), 0.0);
+    lambda[0] = 1 - l;
+    lambda[1] = l;
+    std::vector<std::vector<double>> mu;
+    for (int s = 0; s < 2; ++s) mu.emplace_back(problem.peaks[static_cast<std::size_t>(s)].size(), 0.0);
+    return whole.evaluate(lambda, mu);
+  };
+  EXPECT_NEAR(at(0.5), 19.5, 1e-12);
+  EXPECT_NEAR(at(0.25), 15.75, 1e-12);
+  EXPECT_NEAR(at(0.75), 17.25, 1e-12);
+  EXPECT_NEAR(at(0.0), 12.0, 1e-12);
+  // The ascent's best is a bound too: never above the optimum found by exhaustive search.
+  Budget budget(options);
+  budget.begin_slice(std::numeric_limits<double>::infinity());
+  whole.ascend(budget, std::numeric_limits<double>::infinity());
+  const Exhaustive want = exhaustive(model, device, shape, {});
+  ASSERT_TRUE(want.feasible);
+  EXPECT_LE(whole.best(), want.best_ms * (1 + 1e-9));
+  EXPECT_GE(whole.best(), 12.0);
+}
+
+struct Case {
+  Schedule schedule;
+  int pp, vpp;
+  std::vector<std::int64_t> micro_batches;
+};
+
+// Random models of 6 to 7 layers (pins, two recompute kinds, transfers on half, a memory limit from
+// loose to tight) under every schedule: the bound at the ascent's multipliers, and at random weights
+// and prices, is at most the exhaustive optimum of every model with a plan that fits.
+TEST(BalanceWholeBound, NeverAboveTheExhaustiveOptimum) {
+  const std::vector<Case> cases = {
+      {Schedule::gpipe, 2, 1, {1, 2, 4}},
+      {Schedule::one_f_one_b, 3, 1, {2, 4, 8}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4, 6}},
+      {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
+      {Schedule::zb_h1, 2, 1, {1, 3, 6}},
+      {Schedule::zb_h2, 3, 1, {3, 6, 8}},
+      {Schedule::zbv, 2, 2, {1, 2, 4, 6}},
+      {Schedule::dualpipev, 2, 2, {4, 6, 8}},
+  };
+  std::mt19937 rng(18);
+  for (const Case& c : cases) {
+    int checked = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+      const int V = c.pp * c.vpp;
+      std::uniform_int_distribution<int> layers_d(std::max(6, V), std::max(7, V));
+      std::uniform_int_distribution<std::size_t> m_d(0, c.micro_batches.size() - 1);
+      const Model model = random_model(rng, layers_d(rng));
+      const Plan shape = shape_of(c.pp, c.micro_batches[m_d(rng)], c.schedule, c.vpp);
+      Device device = random_device(rng);
+      const double m = static_cast<double>(shape.micro_batch_num);
+      std::uniform_real_distribution<double> tightness(0.8, 2.0);
+      device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, m), c.pp, tightness(rng));
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      const std::string label = std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " vpp " +
+                                std::to_string(c.vpp) + " trial " + std::to_string(trial);
+      const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
+      if (!want.feasible) continue;
+      ++checked;
+      const BalanceProblem problem(model, device, shape, options);
+      WholePlanBound whole(problem);
+      ASSERT_TRUE(whole.applies()) << label;
+      Budget budget(options);
+      budget.begin_slice(std::numeric_limits<double>::infinity());
+      whole.ascend(budget, want.best_ms * 1.2);
+      EXPECT_LE(whole.best(), want.best_ms * (1 + 1e-9)) << label;
+      // Random weights on the simplex and random prices up to a few ms per MiB.
+      std::exponential_distribution<double> draw(1.0);
+      std::uniform_real_distribution<double> price(0, 0.05);
+      for (int k = 0; k < 5; ++k) {
+        std::vector<double> lambda(static_cast<std::size_t>(whole.bounds()));
+        double sum = 0;
+        for (double& x : lambda) sum += x = draw(rng);
+        for (double& x : lambda) x /= sum;
+        std::vector<std::vector<double>> mu;
+        for (int s = 0; s < c.pp; ++s) {
+          mu.emplace_back(problem.peaks[static_cast<std::size_t>(s)].size(), 0.0);
+          for (double& y : mu.back()) y = price(rng);
+        }
+        EXPECT_LE(whole.evaluate(lambda, mu), want.best_ms * (1 + 1e-9)) << label << " random multipliers " << k;
+      }
+    }
+    EXPECT_GE(checked, 6) << schedule_name(c.schedule);
+  }
+}
+
+}  // namespace
+}  // namespace ppb::test
