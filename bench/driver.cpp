@@ -1,10 +1,11 @@
 // ppb_bench_driver: times contract requests through ppb::run_command, the entry point the CLI and the
 // WASM module share, so that bench/wasm-bench.mjs compares native and WASM on identical work.
 //
-//   ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME]
+//   ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME] [--first]
 //
 // WORKLOADS.json is a list of {"name", "command", "request"} (bench/workloads.mjs writes it); --name
-// runs only the workload of that name. Per
+// runs only the workload of that name. --first makes only the first call and reports its time, "first_ms" (run in a
+// process of its own: a native first call, as bench/first-call.mjs makes one in WASM). Per
 // workload: one warm-up call (when shorter than X ms, calls for X / 5 ms to learn the time per call),
 // then N samples (default 5), each of as many back-to-back calls as fill X ms (default 50); a
 // sample's figure is its time per call. Output on
@@ -39,12 +40,13 @@ double median(std::vector<double> v) {
 }
 
 constexpr const char* kUsage =
-    "usage: ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME]\n";
+    "usage: ppb_bench_driver WORKLOADS.json [--repeat N] [--min-sample-ms X] [--name NAME] [--first]\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string path, only;
+  bool first_only = false;
   int repeat = 5;
   double min_sample_ms = 50;
   for (int i = 1; i < argc; ++i) {
@@ -55,6 +57,8 @@ int main(int argc, char** argv) {
       min_sample_ms = std::max(0.0, std::atof(argv[++i]));
     else if (arg == "--name" && i + 1 < argc)
       only = argv[++i];
+    else if (arg == "--first")
+      first_only = true;
     else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
@@ -84,6 +88,10 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     const std::string response = ppb::run_command(command, request).json;
     const double first_ms = ms_between(t0, Clock::now());
+    if (first_only) {
+      out.push_back({{"name", name}, {"first_ms", first_ms}, {"response", nlohmann::json::parse(response)}});
+      continue;
+    }
     int calls = 1;
     if (first_ms < min_sample_ms) {  // calibrate on a fifth of a sample, as bench/timing.mjs does
       int n = 0;

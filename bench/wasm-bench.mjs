@@ -83,6 +83,20 @@ function runNative(file, name, options) {
 }
 
 /**
+ * Native, the first call in a process of its own (the driver with --first): what a person running the CLI meets.
+ * @param {string} file the workloads file
+ * @param {string} name
+ * @returns {number} milliseconds
+ */
+function nativeFirst(file, name) {
+  const out = execFileSync(DRIVER, [file, '--name', name, '--first'],
+    { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] });
+  const [timing] = JSON.parse(out.toString());
+  if (!timing) throw new Error(`the driver did not run ${name}`);
+  return timing.first_ms;
+}
+
+/**
  * Under node, the first call on a fresh module: a node process of its own per call (bench/first-call.mjs).
  * @param {string} file the workloads file
  * @param {string} name
@@ -121,7 +135,7 @@ async function nodeRunner() {
  */
 async function chromiumRunner() {
   const { chromium } = await import('playwright-core');
-  const { server, url } = await startServer(ROOT, { port: 0 });
+  const { server, url } = await startServer(ROOT, { port: 0, isolated: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
   const close = async () => {
     await browser.close();
@@ -267,7 +281,9 @@ async function main() {
   const node = [];
   /** @type {Timing[] | null} */
   const browser = chromium ? [] : null;
-  // The first call after the module loads, per workload: every round's figure, node and Chromium.
+  // The first call after the module loads (natively: in a fresh process), per workload: every round's figure.
+  /** @type {number[][]} */
+  const nativeFirsts = list.map(() => []);
   /** @type {number[][]} */
   const nodeFirsts = list.map(() => []);
   /** @type {number[][]} */
@@ -289,6 +305,7 @@ async function main() {
     for (let round = 1; round <= options.rounds; ++round)
       for (const [i, w] of list.entries()) {
         add(native, i, runNative(file, w.name, options));
+        nativeFirsts[i].push(nativeFirst(file, w.name));
         nodeFirsts[i].push(nodeFirst(file, w.name, false));
         nodeWarmFirsts[i].push(nodeFirst(file, w.name, true));
         add(node, i, await runNode(w, options));
@@ -306,13 +323,16 @@ async function main() {
 
   /** @type {string[]} */
   const mismatches = [];
-  /** @type {Record<string, {node: number[], browser: number[], first?: number[], warmFirst?: number[]}>} */
+  /** @type {Record<string, {node: number[], browser: number[], first: number[], warmFirst: number[], warmSteady: number[]}>} */
   const ratiosByGroup = {};
-  const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native',
-    'node first call ms', 'Chromium first call ms', 'first call / native',
-    'node first call after warm-up ms', 'Chromium first call after warm-up ms', 'after warm-up / native'];
+  const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native'];
+  const firstHeader = ['workload', 'native first call ms', 'node first call ms', 'Chromium first call ms', 'WASM / native',
+    'node after warm-up ms', 'Chromium after warm-up ms', 'after warm-up / native first call',
+    'after warm-up / native steady state'];
   /** @type {string[][]} */
   const rows = [];
+  /** @type {string[][]} */
+  const firstRows = [];
   list.forEach((w, i) => {
     const n = native[i];
     const v = node[i];
@@ -325,37 +345,44 @@ async function main() {
       if (other.key !== work.key && w.group !== 'search') mismatches.push(`${w.name}: native ${work.text}, ${runtime} ${other.text}`);
       if (w.group === 'search' && other.text !== work.text) work.text += `; ${runtime}: ${other.text.replace(/ candidates,/, ',')}`;
     }
-    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [] });
+    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], first: [], warmFirst: [], warmSteady: [] });
     group.node.push(v.median_ms / n.median_ms);
     if (b) group.browser.push(b.median_ms / n.median_ms);
-    const nf = median(nodeFirsts[i]);
-    const bf = browserFirsts[i].length ? median(browserFirsts[i]) : null;
-    // The worse of the two runtimes' first calls against native's steady state: what a person's first click costs.
-    const firstRatio = Math.max(nf, bf ?? 0) / n.median_ms;
-    (group.first ??= []).push(firstRatio);
-    const nw = median(nodeWarmFirsts[i]);
-    const bw = browserWarmFirsts[i].length ? median(browserWarmFirsts[i]) : null;
-    const warmRatio = Math.max(nw, bw ?? 0) / n.median_ms;
-    (group.warmFirst ??= []).push(warmRatio);
     rows.push([w.name, work.text, fmtMs(n.median_ms), fmtMs(v.median_ms), (v.median_ms / n.median_ms).toFixed(2),
-      b ? fmtMs(b.median_ms) : '-', b ? (b.median_ms / n.median_ms).toFixed(2) : '-', fmtMs(nf), bf === null ? '-' : fmtMs(bf),
-      firstRatio.toFixed(2), fmtMs(nw), bw === null ? '-' : fmtMs(bw), warmRatio.toFixed(2)]);
+      b ? fmtMs(b.median_ms) : '-', b ? (b.median_ms / n.median_ms).toFixed(2) : '-']);
+    // The slower WASM runtime's first call, cold and after the page worker's warm-up, against native's first call in
+    // a fresh process.
+    const nf = median(nativeFirsts[i]);
+    const vf = median(nodeFirsts[i]);
+    const bf = browserFirsts[i].length ? median(browserFirsts[i]) : null;
+    const firstRatio = Math.max(vf, bf ?? 0) / nf;
+    group.first.push(firstRatio);
+    const vw = median(nodeWarmFirsts[i]);
+    const bw = browserWarmFirsts[i].length ? median(browserWarmFirsts[i]) : null;
+    const warmRatio = Math.max(vw, bw ?? 0) / nf;
+    group.warmFirst.push(warmRatio);
+    const warmSteady = Math.max(vw, bw ?? 0) / n.median_ms;
+    group.warmSteady.push(warmSteady);
+    firstRows.push([w.name, fmtMs(nf), fmtMs(vf), bf === null ? '-' : fmtMs(bf), firstRatio.toFixed(2),
+      fmtMs(vw), bw === null ? '-' : fmtMs(bw), warmRatio.toFixed(2), warmSteady.toFixed(2)]);
   });
-  const allNode = Object.values(ratiosByGroup).flatMap((g) => g.node);
-  const allBrowser = Object.values(ratiosByGroup).flatMap((g) => g.browser);
-  for (const [group, r] of Object.entries(ratiosByGroup))
-    rows.push([`**${group}, geometric mean**`, '', '', '', `**${geometricMean(r.node).toFixed(2)}**`, '',
-      r.browser.length ? `**${geometricMean(r.browser).toFixed(2)}**` : '-', '', '', `**${geometricMean(r.first ?? [1]).toFixed(2)}**`,
-      '', '', `**${geometricMean(r.warmFirst ?? [1]).toFixed(2)}**`]);
-  const allFirst = Object.values(ratiosByGroup).flatMap((g) => g.first ?? []);
-  const allWarmFirst = Object.values(ratiosByGroup).flatMap((g) => g.warmFirst ?? []);
-  rows.push(['**all, geometric mean**', '', '', '', `**${geometricMean(allNode).toFixed(2)}**`, '',
-    allBrowser.length ? `**${geometricMean(allBrowser).toFixed(2)}**` : '-', '', '', `**${geometricMean(allFirst).toFixed(2)}**`,
-    '', '', `**${geometricMean(allWarmFirst).toFixed(2)}**`]);
+  const means = (/** @type {string} */ label, /** @type {Record<string, number[]>} */ r) => {
+    const g = (/** @type {number[]} */ v) => (v.length ? `**${geometricMean(v).toFixed(2)}**` : '-');
+    rows.push([label, '', '', '', g(r.node), '', g(r.browser)]);
+    firstRows.push([label, '', '', '', g(r.first), '', '', g(r.warmFirst), g(r.warmSteady)]);
+  };
+  for (const [group, r] of Object.entries(ratiosByGroup)) means(`**${group}, geometric mean**`, r);
+  const all = (/** @type {'node'|'browser'|'first'|'warmFirst'|'warmSteady'} */ key) =>
+    Object.values(ratiosByGroup).flatMap((g) => g[key]);
+  means('**all, geometric mean**', { node: all('node'), browser: all('browser'), first: all('first'),
+    warmFirst: all('warmFirst'), warmSteady: all('warmSteady') });
 
-  const table = [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`,
-    ...rows.map((r) => `| ${r.join(' | ')} |`)];
-  process.stdout.write(table.join('\n') + '\n');
+  const markdown = (/** @type {string[]} */ head, /** @type {string[][]} */ body, /** @type {number} */ textColumns) =>
+    [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < textColumns ? '---' : '---:')).join('|')}|`,
+      ...body.map((r) => `| ${r.join(' | ')} |`)];
+  const table = markdown(header, rows, 2);
+  const firstTable = markdown(firstHeader, firstRows, 1);
+  process.stdout.write([...table, '', ...firstTable].join('\n') + '\n');
   for (const m of mismatches) process.stdout.write(`MISMATCH ${m}\n`);
 
   if (!options.out) return;
@@ -373,17 +400,8 @@ async function main() {
     'runtimes one after another before the next workload starts, so that the rest of the machine\'s load',
     'falls on the three columns alike. Each WASM runtime first makes engine calls for',
     `${WARM_UP_MS / 1000} s: V8 starts a module on its baseline compiler and moves hot code to the optimising one`,
-    'in the background, and until then small requests run up to 20 times slower; the table shows the',
-    `steady state. Beside it, the **first call**: the workload on a module that has run nothing yet (a node process of`,
-    'its own, a Chromium page in a context of its own), run as the page\'s worker runs it: a balance through',
-    '`BalanceSession` and a search through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a',
-    'function\'s optimised code from its next call on; without slices a long call stays on the baseline code',
-    'throughout), an estimate as one call; the median of one such call per round. "first call / native" is the',
-    'slower runtime\'s first call over native\'s steady state: what a person\'s first click costs, against 1.5.',
-    'The page\'s worker warms the module up once it has loaded (web/warm-up.js: small balances, an estimate, a',
-    'comparison and a search in short pieces while it is idle, about half a second), so a call a person makes a moment',
-    'after the page opens meets optimised code: the **first call after warm-up** columns run that warm-up on the fresh',
-    'module first, then the workload.',
+    'in the background, and until then small requests run up to 20 times slower; the first table shows the',
+    'steady state.',
     `${options.rounds} rounds go over the whole list; each takes ${options.repeat} samples of every workload in every runtime`,
     `after a warm-up call, and each figure is the median of the ${options.rounds * options.repeat} samples. A sample is as many`,
     `back-to-back calls as fill ${options.minSampleMs} ms, divided by their number. Ratios are WASM time over native`,
@@ -409,7 +427,28 @@ async function main() {
     `native WebAssembly exceptions; node ${process.version} (V8 ${process.versions.v8});`,
     `Chromium ${chromiumVersion}.`,
     '',
+    '## Steady state',
+    '',
     ...table,
+    '',
+    '## First calls',
+    '',
+    'What a person meets: the **first call** of a workload on a module that has run nothing yet (a node process of',
+    'its own, a Chromium page in a context of its own), run as the page\'s worker runs it: a balance through',
+    '`BalanceSession` and a search through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a',
+    'function\'s optimised code from its next call on; without slices a long call stays on the baseline code',
+    'throughout), an estimate as one call. The page\'s worker warms the module up once it has loaded',
+    '(web/warm-up.js: small balances, an estimate, a comparison and a search in short pieces while it is idle, about',
+    'half a second), so a call a person makes a moment after the page opens meets optimised code: the **after',
+    'warm-up** columns run that warm-up on the fresh module first, then the workload. Natively, the **first call** is',
+    'the driver\'s first call in a process of its own (`--first`), what a person running the CLI meets: a single call',
+    'there is slower than the steady state too (cold caches, a heap not yet grown). The ratios are the slower WASM',
+    'runtime\'s first call, cold or after the warm-up, over native\'s first call, against 1.5; the last column sets the',
+    'first call after warm-up beside native\'s steady state instead.',
+    'Each figure is the median of one call per round; the Chromium page is served cross-origin isolated, so that its',
+    'clock counts microseconds rather than tenths of a millisecond.',
+    '',
+    ...firstTable,
     '',
   ];
   if (mismatches.length) lines.push('Runtimes that disagreed on the result (a bug to look at):', '', ...mismatches.map((m) => `- ${m}`), '');

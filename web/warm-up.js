@@ -1,10 +1,12 @@
 // The engine's warm-up after loading, as self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
 // baseline compiler first and moves a function to its optimising one only after the function has run a while, for
 // its next call; a person's first large upload would run its longest call (reading the model) on the baseline code,
-// about three times slower. So once loaded, the worker (worker.js) runs small balances (one where a plan fits, one
-// where none does), an estimate with its timeline, a comparison and a few slices of a search, in short pieces, each
-// after `idle()` resolves (a page's call waits at most one piece). The benchmarks run the same warm-up before a
-// "first call after the warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
+// about three times slower, and a function the warm-up never ran stays there until it has run a while. So once loaded,
+// the worker (worker.js) runs small balances (one where a plan fits, one where none does) of layers with two recompute
+// kinds, estimates under three schedule families (1f1b with its timeline, interleaved_1f1b, zb_h1), a comparison and
+// a few slices of a search, in short pieces, each after `idle()` resolves (a page's call waits at most one piece).
+// The benchmarks run the same warm-up before a "first call after the warm-up" (bench/first-call.mjs,
+// bench/bench-page.mjs).
 //
 // A classic script: the worker loads it with importScripts, the single-file page puts it in the worker's source
 // (tools/single-file.mjs), node and the benchmark page run it for its assignment to the global object.
@@ -15,7 +17,8 @@
   const ROUNDS = 2;
 
   /**
-   * 400 individually listed decoders with full recompute between a pinned embedding and head, on pp 4 with 16 micro
+   * 400 individually listed decoders with full and selective recompute (several kinds per layer take the balancer's
+   * frontier code, which one kind does not) between a pinned embedding and head, on pp 4 with 16 micro
    * batches under a limit that makes the first stages recompute: shaped as a profiler's file is (each layer its own
    * entry), so that reading it runs the code a person's upload runs.
    * @returns {Record<string, any>}
@@ -26,7 +29,7 @@
     for (let i = 0; i < 400; ++i) {
       const f = 1 + 0.1 * (i % 3);
       layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
-        recompute: { full: { activation_mib: 0.2, extra_ms: f } } });
+        recompute: { full: { activation_mib: 0.2, extra_ms: f }, selective: { activation_mib: 1.8, extra_ms: 0.25 * f } } });
     }
     layers.push({ name: 'head', pin: 'last', forward_ms: 5, backward_ms: 10, static_mib: 3000, activation_mib: 200, send_mib: 32 });
     return { model: { format: 'ppb.model.v1', name: 'warm-up', layers },
@@ -68,6 +71,10 @@
       }
       await idle();
       engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
+      for (const pipeline of [{ schedule: 'interleaved_1f1b', vpp_degree: 2 }, { schedule: 'zb_h1' }]) {
+        await idle();
+        engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, ...pipeline } }));
+      }
       await idle();
       engine.compare(JSON.stringify(request));
       await idle();
