@@ -1,10 +1,10 @@
 // The bench page's runner: the workloads of bench/workloads.mjs through the WASM module on the page's
 // main thread, timed by bench/timing.mjs. Opened by hand it runs them all into the table
 // (query: ?repeat=N&min_sample_ms=X&warm_up_ms=W&only=SUBSTRING&engine=DIR); with ?drive=1 it only loads the engine and
-// exposes window.ppbBench.warm(ms), .run(name, repeat, minSampleMs) and .first(name) (the first call on a fresh module,
+// exposes window.ppbBench.warm(ms), .run(name, repeat, minSampleMs) and .first(name, mode) (the first call on a fresh module,
 // on a page of its own), which bench/wasm-bench.mjs calls between its native and node runs of the same workload.
 import { workloads } from './workloads.mjs';
-import { timeCalls, warmUp, warmUpCalls, firstCall } from './timing.mjs';
+import { timeCalls, warmUp, warmUpCalls, firstCall, prepareFirst } from './timing.mjs';
 
 const status = /** @type {HTMLElement} */ (document.getElementById('status'));
 const rows = /** @type {HTMLElement} */ (document.getElementById('results'));
@@ -75,18 +75,15 @@ async function warm(ms) {
 
 /**
  * The first call of a workload on this page's freshly loaded module (bench/timing.mjs, firstCall); call it before
- * anything else runs, on a page of its own. With `afterWarmUp`, the page worker's warm-up (web/warm-up.js) runs first.
+ * anything else runs, on a page of its own. `mode` says what runs on the module first (bench/timing.mjs, prepareFirst).
  * @param {string} name
- * @param {boolean} [afterWarmUp]
+ * @param {string} [mode] 'cold', 'primed' or 'after-warm-up'
  * @returns {Promise<{name: string, ms: number, response: any}>}
  */
-async function first(name, afterWarmUp = false) {
+async function first(name, mode = 'cold') {
   const w = list.find((x) => x.name === name);
   if (!w) throw new Error(`no workload named ${name}`);
-  if (afterWarmUp) {
-    await import('../web/warm-up.js');
-    await /** @type {any} */ (window).ppbWarmUp(await engine, pause);
-  }
+  await prepareFirst(await engine, mode, pause);
   const { ms, response } = await firstCall(await engine, w, pause);
   return { name, ms, response };
 }

@@ -38,6 +38,13 @@ const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no
 
 /** @typedef {import('./timing.mjs').Timing} Timing */
 /** @typedef {import('./workloads.mjs').Workload} Workload */
+/**
+ * What runs on a fresh module before its first call: nothing, the page worker's priming before it says ready, or that
+ * and its warm-up after (web/warm-up.js).
+ * @typedef {'cold' | 'primed' | 'after-warm-up'} FirstMode
+ */
+/** @type {FirstMode[]} */
+const FIRST_MODES = ['cold', 'primed', 'after-warm-up'];
 
 /**
  * @param {string[]} argv
@@ -100,12 +107,12 @@ function nativeFirst(file, name) {
  * Under node, the first call on a fresh module: a node process of its own per call (bench/first-call.mjs).
  * @param {string} file the workloads file
  * @param {string} name
- * @param {boolean} afterWarmUp the page worker's warm-up (web/warm-up.js) first
+ * @param {FirstMode} mode what runs on the module before the call (bench/first-call.mjs)
  * @returns {number} milliseconds
  */
-function nodeFirst(file, name, afterWarmUp) {
+function nodeFirst(file, name, mode) {
   const out = execFileSync(process.execPath, [join(ROOT, 'bench/first-call.mjs'), ENGINE_JS, ENGINE_WASM, file, name,
-    ...(afterWarmUp ? ['after-warm-up'] : [])],
+    ...(mode === 'cold' ? [] : [mode])],
     { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.toString()).ms;
 }
@@ -130,7 +137,7 @@ async function nodeRunner() {
  * In headless Chromium: bench/bench.html served from the repository root, driven one workload at a
  * time through window.ppbBench.run.
  * @returns {Promise<{run: (w: Workload, options: {repeat: number, minSampleMs: number}) => Promise<Timing>,
- *                    first: (w: Workload, afterWarmUp: boolean) => Promise<{name: string, ms: number, response: any}>,
+ *                    first: (w: Workload, mode: FirstMode) => Promise<{name: string, ms: number, response: any}>,
  *                    version: string, close: () => Promise<void>}>}
  */
 async function chromiumRunner() {
@@ -162,7 +169,7 @@ async function chromiumRunner() {
     const benchUrl = `${url.replace(/\/$/, '')}/bench/bench.html?drive=1&engine=${encodeURIComponent(engineDir)}`;
     // The first call on a fresh module: a page in a context of its own (its own renderer, no compiled code from
     // another page), loaded, then the workload before anything else.
-    const first = async (/** @type {Workload} */ w, /** @type {boolean} */ afterWarmUp) => {
+    const first = async (/** @type {Workload} */ w, /** @type {FirstMode} */ mode) => {
       const context = await browser.newContext();
       try {
         const fresh = await context.newPage();
@@ -172,7 +179,7 @@ async function chromiumRunner() {
           return api && (api.ready || api.error);
         }, null, { timeout: 60000 });
         return /** @type {{name: string, ms: number, response: any}} */ (await fresh.evaluate(([name, after]) =>
-          /** @type {any} */ (window).ppbBench.first(name, after), /** @type {[string, boolean]} */ ([w.name, afterWarmUp])));
+          /** @type {any} */ (window).ppbBench.first(name, after), /** @type {[string, FirstMode]} */ ([w.name, mode])));
       } finally {
         await context.close();
       }
@@ -281,18 +288,14 @@ async function main() {
   const node = [];
   /** @type {Timing[] | null} */
   const browser = chromium ? [] : null;
-  // The first call after the module loads (natively: in a fresh process), per workload: every round's figure.
+  // The first call after the module loads (natively: in a fresh process), per workload: every round's figure; in WASM
+  // for each of FIRST_MODES.
   /** @type {number[][]} */
   const nativeFirsts = list.map(() => []);
-  /** @type {number[][]} */
-  const nodeFirsts = list.map(() => []);
-  /** @type {number[][]} */
-  const browserFirsts = list.map(() => []);
-  // The same after the page worker's warm-up (web/warm-up.js).
-  /** @type {number[][]} */
-  const nodeWarmFirsts = list.map(() => []);
-  /** @type {number[][]} */
-  const browserWarmFirsts = list.map(() => []);
+  /** @type {Record<FirstMode, number[][]>} */
+  const nodeFirsts = { cold: list.map(() => []), primed: list.map(() => []), 'after-warm-up': list.map(() => []) };
+  /** @type {Record<FirstMode, number[][]>} */
+  const browserFirsts = { cold: list.map(() => []), primed: list.map(() => []), 'after-warm-up': list.map(() => []) };
   // Rounds over the whole list, so that a burst of load elsewhere on the machine spoils a few samples
   // of each runtime rather than all of one; a figure is the median of every round's samples.
   /** @type {(into: Timing[], i: number, t: Timing) => void} */
@@ -306,12 +309,10 @@ async function main() {
       for (const [i, w] of list.entries()) {
         add(native, i, runNative(file, w.name, options));
         nativeFirsts[i].push(nativeFirst(file, w.name));
-        nodeFirsts[i].push(nodeFirst(file, w.name, false));
-        nodeWarmFirsts[i].push(nodeFirst(file, w.name, true));
+        for (const mode of FIRST_MODES) nodeFirsts[mode][i].push(nodeFirst(file, w.name, mode));
         add(node, i, await runNode(w, options));
         if (chromium && browser) {
-          browserFirsts[i].push((await chromium.first(w, false)).ms);
-          browserWarmFirsts[i].push((await chromium.first(w, true)).ms);
+          for (const mode of FIRST_MODES) browserFirsts[mode][i].push((await chromium.first(w, mode)).ms);
           add(browser, i, await chromium.run(w, options));
         }
         process.stderr.write(`round ${round}, ${w.name}: native ${fmtMs(native[i].median_ms)} ms, node ${fmtMs(node[i].median_ms)} ms` +
@@ -323,11 +324,11 @@ async function main() {
 
   /** @type {string[]} */
   const mismatches = [];
-  /** @type {Record<string, {node: number[], browser: number[], first: number[], warmFirst: number[], warmSteady: number[]}>} */
+  /** @type {Record<string, {node: number[], browser: number[], cold: number[], primed: number[], 'after-warm-up': number[], warmSteady: number[]}>} */
   const ratiosByGroup = {};
   const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native'];
-  const firstHeader = ['workload', 'native first call ms', 'node first call ms', 'Chromium first call ms', 'WASM / native',
-    'node after warm-up ms', 'Chromium after warm-up ms', 'after warm-up / native first call',
+  const firstHeader = ['workload', 'native first call ms', 'cold: node / Chromium ms', 'cold / native',
+    'after priming: node / Chromium ms', 'after priming / native', 'after warm-up: node / Chromium ms', 'after warm-up / native',
     'after warm-up / native steady state'];
   /** @type {string[][]} */
   const rows = [];
@@ -345,37 +346,36 @@ async function main() {
       if (other.key !== work.key && w.group !== 'search') mismatches.push(`${w.name}: native ${work.text}, ${runtime} ${other.text}`);
       if (w.group === 'search' && other.text !== work.text) work.text += `; ${runtime}: ${other.text.replace(/ candidates,/, ',')}`;
     }
-    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], first: [], warmFirst: [], warmSteady: [] });
+    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], cold: [], primed: [], 'after-warm-up': [], warmSteady: [] });
     group.node.push(v.median_ms / n.median_ms);
     if (b) group.browser.push(b.median_ms / n.median_ms);
     rows.push([w.name, work.text, fmtMs(n.median_ms), fmtMs(v.median_ms), (v.median_ms / n.median_ms).toFixed(2),
       b ? fmtMs(b.median_ms) : '-', b ? (b.median_ms / n.median_ms).toFixed(2) : '-']);
-    // The slower WASM runtime's first call, cold and after the page worker's warm-up, against native's first call in
-    // a fresh process.
+    // In each mode, the slower WASM runtime's first call against native's first call in a fresh process.
     const nf = median(nativeFirsts[i]);
-    const vf = median(nodeFirsts[i]);
-    const bf = browserFirsts[i].length ? median(browserFirsts[i]) : null;
-    const firstRatio = Math.max(vf, bf ?? 0) / nf;
-    group.first.push(firstRatio);
-    const vw = median(nodeWarmFirsts[i]);
-    const bw = browserWarmFirsts[i].length ? median(browserWarmFirsts[i]) : null;
-    const warmRatio = Math.max(vw, bw ?? 0) / nf;
-    group.warmFirst.push(warmRatio);
-    const warmSteady = Math.max(vw, bw ?? 0) / n.median_ms;
-    group.warmSteady.push(warmSteady);
-    firstRows.push([w.name, fmtMs(nf), fmtMs(vf), bf === null ? '-' : fmtMs(bf), firstRatio.toFixed(2),
-      fmtMs(vw), bw === null ? '-' : fmtMs(bw), warmRatio.toFixed(2), warmSteady.toFixed(2)]);
+    const row = [w.name, fmtMs(nf)];
+    let slowest = 0;
+    for (const mode of FIRST_MODES) {
+      const vf = median(nodeFirsts[mode][i]);
+      const bf = browserFirsts[mode][i].length ? median(browserFirsts[mode][i]) : null;
+      slowest = Math.max(vf, bf ?? 0);
+      group[mode].push(slowest / nf);
+      row.push(`${fmtMs(vf)} / ${bf === null ? '-' : fmtMs(bf)}`, (slowest / nf).toFixed(2));
+    }
+    // slowest is now the first call after warm-up's.
+    group.warmSteady.push(slowest / n.median_ms);
+    firstRows.push([...row, (slowest / n.median_ms).toFixed(2)]);
   });
   const means = (/** @type {string} */ label, /** @type {Record<string, number[]>} */ r) => {
     const g = (/** @type {number[]} */ v) => (v.length ? `**${geometricMean(v).toFixed(2)}**` : '-');
     rows.push([label, '', '', '', g(r.node), '', g(r.browser)]);
-    firstRows.push([label, '', '', '', g(r.first), '', '', g(r.warmFirst), g(r.warmSteady)]);
+    firstRows.push([label, '', '', g(r.cold), '', g(r.primed), '', g(r['after-warm-up']), g(r.warmSteady)]);
   };
   for (const [group, r] of Object.entries(ratiosByGroup)) means(`**${group}, geometric mean**`, r);
-  const all = (/** @type {'node'|'browser'|'first'|'warmFirst'|'warmSteady'} */ key) =>
+  const all = (/** @type {'node'|'browser'|FirstMode|'warmSteady'} */ key) =>
     Object.values(ratiosByGroup).flatMap((g) => g[key]);
-  means('**all, geometric mean**', { node: all('node'), browser: all('browser'), first: all('first'),
-    warmFirst: all('warmFirst'), warmSteady: all('warmSteady') });
+  means('**all, geometric mean**', { node: all('node'), browser: all('browser'), cold: all('cold'), primed: all('primed'),
+    'after-warm-up': all('after-warm-up'), warmSteady: all('warmSteady') });
 
   const markdown = (/** @type {string[]} */ head, /** @type {string[][]} */ body, /** @type {number} */ textColumns) =>
     [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < textColumns ? '---' : '---:')).join('|')}|`,
@@ -433,18 +433,20 @@ async function main() {
     '',
     '## First calls',
     '',
-    'What a person meets: the **first call** of a workload on a module that has run nothing yet (a node process of',
-    'its own, a Chromium page in a context of its own), run as the page\'s worker runs it: a balance through',
-    '`BalanceSession` and a search through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a',
-    'function\'s optimised code from its next call on; without slices a long call stays on the baseline code',
-    'throughout), an estimate as one call. The page\'s worker warms the module up once it has loaded',
-    '(web/warm-up.js: small balances, an estimate, a comparison and a search in short pieces while it is idle, about',
-    'half a second), so a call a person makes a moment after the page opens meets optimised code: the **after',
-    'warm-up** columns run that warm-up on the fresh module first, then the workload. Natively, the **first call** is',
-    'the driver\'s first call in a process of its own (`--first`), what a person running the CLI meets: a single call',
-    'there is slower than the steady state too (cold caches, a heap not yet grown). The ratios are the slower WASM',
-    'runtime\'s first call, cold or after the warm-up, over native\'s first call, against 1.5; the last column sets the',
-    'first call after warm-up beside native\'s steady state instead.',
+    'What a person meets: the first call of a workload on a fresh module (a node process of its own, a Chromium page',
+    'in a context of its own), run as the page\'s worker runs it: a balance through `BalanceSession` and a search',
+    'through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a function\'s optimised code from its',
+    'next call on; without slices a long call stays on the baseline code throughout), an estimate as one call. In',
+    'three states of the module (web/warm-up.js): **cold**, nothing run before (V8 compiles each function on its first',
+    'call, 15 to 50 ms in all on a module\'s first calls); **after priming**, after the calls the page\'s worker makes',
+    'before it says it is ready (a balance, an estimate and a comparison of a 16-layer model: the calls the page makes',
+    'when it opens, compiled while it is still loading); **after warm-up**, after the priming and the warm-up the',
+    'worker runs once loaded while it is idle (small balances, estimates, a comparison and a search, about half a',
+    'second), what a call a person makes a moment after the page opens meets. Natively, the **first call** is the',
+    'driver\'s first call in a process of its own (`--first`), what a person running the CLI meets: a single call there',
+    'is slower than the steady state too (cold caches, a heap not yet grown). Each ratio is the slower WASM runtime\'s',
+    'first call over native\'s first call, against 1.5; the last column sets the first call after warm-up beside',
+    'native\'s steady state instead.',
     'Each figure is the median of one call per round; the Chromium page is served cross-origin isolated, so that its',
     'clock counts microseconds rather than tenths of a millisecond.',
     '',

@@ -116,3 +116,45 @@ test('BalanceSession gives its best plan so far while it goes on, and its answer
     session.delete();
   }
 });
+
+test('the page worker\'s priming and warm-up (web/warm-up.js) send requests the engine accepts', async () => {
+  // Every answer the two make, by command: a request the contract refused would leave the code it meant to compile
+  // cold, silently.
+  /** @type {{command: string, response: any}[]} */
+  const answers = [];
+  const record = (/** @type {string} */ command, /** @type {string} */ text) => {
+    answers.push({ command, response: JSON.parse(text) });
+    return text;
+  };
+  /** @param {string} name */
+  const session = (name) => function Session(/** @type {string} */ text) {
+    const inner = new engine[name](text);
+    const error = inner.error();
+    if (error) record(name, error);
+    return {
+      error: () => error,
+      step: (/** @type {number} */ ms) => inner.step(ms),
+      bestSoFar: inner.bestSoFar ? () => inner.bestSoFar() : undefined,
+      result: (/** @type {boolean} */ cancelled) => record(name, inner.result(cancelled)),
+      delete: () => inner.delete(),
+    };
+  };
+  const recorded = {
+    estimate: (/** @type {string} */ text) => record('estimate', engine.estimate(text)),
+    compare: (/** @type {string} */ text) => record('compare', engine.compare(text)),
+    BalanceSession: session('BalanceSession'),
+    SearchSession: session('SearchSession'),
+  };
+  await import('../web/warm-up.js');
+  const global = /** @type {any} */ (globalThis);
+  await global.ppbPrime(recorded);
+  // The priming: a balance, an estimate and a comparison, the calls the page makes when it opens.
+  assert.deepEqual(answers.map((a) => a.command), ['BalanceSession', 'estimate', 'compare']);
+  await global.ppbWarmUp(recorded, async () => {});
+  // Two rounds of: balances under the model's limit and under one no plan meets, three estimates, a comparison, a search.
+  const round = ['BalanceSession', 'BalanceSession', 'estimate', 'estimate', 'estimate', 'compare', 'SearchSession'];
+  assert.deepEqual(answers.slice(3).map((a) => a.command), [...round, ...round]);
+  for (const { command, response } of answers) assert.equal(response.ok, true, `${command}: ${JSON.stringify(response.errors)}`);
+  const balances = answers.filter((a) => a.command === 'BalanceSession').map((a) => a.response.result.feasible);
+  assert.deepEqual(balances, [true, true, false, true, false]);
+});

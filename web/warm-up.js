@@ -1,12 +1,15 @@
-// The engine's warm-up after loading, as self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
+// The engine's priming and warm-up after loading, as self.ppbPrime(engine) and self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
 // baseline compiler first and moves a function to its optimising one only after the function has run a while, for
 // its next call; a person's first large upload would run its longest call (reading the model) on the baseline code,
 // about three times slower, and a function the warm-up never ran stays there until it has run a while. So once loaded,
 // the worker (worker.js) runs small balances (one where a plan fits, one where none does) of layers with two recompute
 // kinds, estimates under three schedule families (1f1b with its timeline, interleaved_1f1b, zb_h1), a comparison and
 // a few slices of a search, in short pieces, each after `idle()` resolves (a page's call waits at most one piece).
-// The benchmarks run the same warm-up before a "first call after the warm-up" (bench/first-call.mjs,
-// bench/bench-page.mjs).
+// Before any of that, V8 compiles each function of the module the first time it is called, which makes a module's very
+// first calls cost 15 to 50 ms more than later ones whatever their size; so before it says it is ready, the worker
+// primes the module: the calls the page makes when it opens (a balance, an estimate, the schedules' comparison) on a
+// 16-layer model, a few tens of milliseconds while the page is still loading its own scripts and the example. The benchmarks run both before their first calls
+// "after priming" and "after warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
 //
 // A classic script: the worker loads it with importScripts, the single-file page puts it in the worker's source
 // (tools/single-file.mjs), node and the benchmark page run it for its assignment to the global object.
@@ -17,16 +20,17 @@
   const ROUNDS = 2;
 
   /**
-   * 400 individually listed decoders with full and selective recompute (several kinds per layer take the balancer's
+   * `decoders` individually listed decoders (400 for the warm-up) with full and selective recompute (several kinds per layer take the balancer's
    * frontier code, which one kind does not) between a pinned embedding and head, on pp 4 with 16 micro
    * batches under a limit that makes the first stages recompute: shaped as a profiler's file is (each layer its own
    * entry), so that reading it runs the code a person's upload runs.
+   * @param {number} decoders
    * @returns {Record<string, any>}
    */
-  function warmUpRequest() {
+  function warmUpRequest(decoders) {
     /** @type {Record<string, any>[]} */
     const layers = [{ name: 'embedding', pin: 'first', forward_ms: 3, backward_ms: 6, static_mib: 2000, activation_mib: 100, send_mib: 32 }];
-    for (let i = 0; i < 400; ++i) {
+    for (let i = 0; i < decoders; ++i) {
       const f = 1 + 0.1 * (i % 3);
       layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
         recompute: { full: { activation_mib: 0.2, extra_ms: f }, selective: { activation_mib: 1.8, extra_ms: 0.25 * f } } });
@@ -55,32 +59,54 @@
   }
 
   /**
+   * One round of calls on the model of `decoders` decoders: balances of it under its limit and under one no plan meets
+   * (what the answer says then), estimates under three schedule families (1f1b with its timeline), a comparison and a
+   * search, each after `idle()` resolves.
+   * @param {any} engine the loaded module
+   * @param {number} decoders
+   * @param {() => Promise<void>} idle
+   */
+  async function round(engine, decoders, idle) {
+    const request = warmUpRequest(decoders);
+    const search = { ...request, search: { pp_degree: [2, 4], vpp_degree: [1, 2], micro_batch_num: [16],
+      schedule: ['1f1b', 'interleaved_1f1b'], time_budget_ms: 200, candidate_time_ms: 10 } };
+    for (const limit of [request.device.memory_limit_mib, 1000]) {
+      await idle();
+      const balanced = { ...request, device: { ...request.device, memory_limit_mib: limit }, balance: { time_budget_ms: 100 } };
+      await stepped(new engine.BalanceSession(JSON.stringify(balanced)), idle, 20);
+    }
+    for (const pipeline of [{ include_timeline: true }, { schedule: 'interleaved_1f1b', vpp_degree: 2 }, { schedule: 'zb_h1' }]) {
+      await idle();
+      engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, ...pipeline } }));
+    }
+    await idle();
+    engine.compare(JSON.stringify(request));
+    await idle();
+    await stepped(new engine.SearchSession(JSON.stringify(search)), idle, 10);
+  }
+
+  /**
+   * The warm-up: ROUNDS rounds on the 400-decoder model, in pieces.
    * @param {any} engine the loaded module
    * @param {() => Promise<void>} idle resolves when the next piece may run
    */
   async function warmUp(engine, idle) {
-    const request = warmUpRequest();
-    // The same model under the warm-up's limit, and under one no plan meets (what the answer says then).
-    const balances = [request, { ...request, device: { ...request.device, memory_limit_mib: 1000 } }];
-    const search = { ...request, search: { pp_degree: [2, 4], vpp_degree: [1, 2], micro_batch_num: [16],
-      schedule: ['1f1b', 'interleaved_1f1b'], time_budget_ms: 200, candidate_time_ms: 10 } };
-    for (let round = 0; round < ROUNDS; ++round) {
-      for (const balanced of balances) {
-        await idle();
-        await stepped(new engine.BalanceSession(JSON.stringify({ ...balanced, balance: { time_budget_ms: 100 } })), idle, 20);
-      }
-      await idle();
-      engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
-      for (const pipeline of [{ schedule: 'interleaved_1f1b', vpp_degree: 2 }, { schedule: 'zb_h1' }]) {
-        await idle();
-        engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, ...pipeline } }));
-      }
-      await idle();
-      engine.compare(JSON.stringify(request));
-      await idle();
-      await stepped(new engine.SearchSession(JSON.stringify(search)), idle, 10);
-    }
+    for (let r = 0; r < ROUNDS; ++r) await round(engine, 400, idle);
+  }
+
+  /**
+   * The priming: on a 16-layer model, the calls the page makes when it opens (a balance, an estimate with its
+   * timeline, the schedules' comparison), without a pause (only microtasks between them, so no message gets in):
+   * every function they run is compiled when it resolves.
+   * @param {any} engine the loaded module
+   */
+  async function prime(engine) {
+    const request = warmUpRequest(14);
+    await stepped(new engine.BalanceSession(JSON.stringify({ ...request, balance: { time_budget_ms: 100 } })), async () => {}, 20);
+    engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
+    engine.compare(JSON.stringify(request));
   }
 
   /** @type {any} */ (globalThis).ppbWarmUp = warmUp;
+  /** @type {any} */ (globalThis).ppbPrime = prime;
 })();
