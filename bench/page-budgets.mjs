@@ -2,7 +2,8 @@
 // (build/site) served locally, a request file with a large model uploaded through the file input, timed from the
 // input's change event to the results drawn for that model (the summary shows its plan and the page is ready).
 //
-//   node bench/page-budgets.mjs [--repeat N] [--only SUBSTRING] [--out docs/benchmarks.md | --no-out]
+//   node bench/page-budgets.mjs [--repeat N] [--opens N] [--only SUBSTRING] [--site DIR]
+//                               [--out docs/benchmarks.md | --no-out]
 //
 // Budgets: 100,000 layers under 2 s whether or not a plan fits; 10,000 layers under 0.5 s. Each case runs in a fresh
 // page (a cold engine, as a person's first upload) N times (default 3); the table gives the median and the worst,
@@ -15,6 +16,10 @@
 // opens). Two times per upload: the first plan drawn for the model (a balance that runs a while draws its best plan so far
 // and refines it: the page shows a complete plan, marked as still balancing, with the gap closing), which the
 // budget is held against, and the final plan drawn with the page ready.
+//
+// Before the uploads, the page is opened --opens times (default 7), each in a fresh context, and timed from the
+// navigation to the example's plan drawn: what everyone meets first, on an engine primed but not warmed up. --site
+// serves another built site (to compare two builds); its figures are not written to the docs.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -68,17 +73,58 @@ export const CASES = [
  * @param {string[]} argv
  */
 function parseArgs(argv) {
-  const options = { repeat: 3, only: '', out: /** @type {string | null} */ (join(ROOT, 'docs', 'benchmarks.md')) };
+  const options = { repeat: 3, opens: 7, only: '', site: SITE, out: /** @type {string | null} */ (join(ROOT, 'docs', 'benchmarks.md')) };
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     const value = () => argv[++i] ?? '';
     if (arg === '--repeat') options.repeat = Math.max(1, Number(value()));
     else if (arg === '--only') options.only = value();
+    else if (arg === '--opens') options.opens = Math.max(1, Number(value()));
+    else if (arg === '--site') {
+      options.site = resolve(value());
+      options.out = null;
+    }
     else if (arg === '--out') options.out = resolve(value());
     else if (arg === '--no-out') options.out = null;
     else throw new Error(`unknown option ${arg}`);
   }
   return options;
+}
+
+/**
+ * The page opened in a fresh context: milliseconds from the navigation to the example's plan drawn, the page's marks
+ * on the way, and how long the worker's priming took.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @returns {Promise<{drawn: number, primeMs: number | null, marks: Record<string, number>}>}
+ */
+async function openOnce(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(String(e)));
+  await page.goto(url);
+  const handle = await page.waitForFunction(() => {
+    const drawn = performance.getEntriesByName('ppb:drawn')[0];
+    if (!drawn) return false;
+    return { drawn: drawn.startTime, primeMs: /** @type {any} */ (window).__ppb?.primeMs ?? null,
+      marks: performance.getEntriesByType('mark').filter((m) => m.startTime <= drawn.startTime).map((m) => [m.name, m.startTime]) };
+  }, null, { timeout: 60_000, polling: 'raf' });
+  const run = /** @type {{drawn: number, primeMs: number | null, marks: [string, number][]}} */ (await handle.jsonValue());
+  await context.close();
+  if (problems.length) throw new Error(problems.join('; '));
+  return { drawn: run.drawn, primeMs: run.primeMs, marks: Object.fromEntries(run.marks) };
+}
+
+/**
+ * The marks' medians, in the order they came, as text.
+ * @param {Record<string, number[]>} marks
+ * @returns {string}
+ */
+function markSteps(marks) {
+  return Object.entries(marks).map(([name, t]) => /** @type {[string, number]} */ ([name, median(t)])).sort((a, b) => a[1] - b[1])
+    .map(([name, t]) => `${name} ${t.toFixed(0)}`).join(', ');
 }
 
 /**
@@ -138,13 +184,31 @@ async function uploadOnce(browser, url, file, layers) {
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   const { chromium } = await import('playwright-core');
-  const { server, url } = await startServer(SITE, { port: 0 });
+  const { server, url } = await startServer(options.site, { port: 0 });
   const load = os.loadavg()[0];
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   const version = browser.version();
   /** @type {string[]} */
   const rows = [];
+  /** @type {string[]} */
+  const openRows = [];
   try {
+    {
+      /** @type {number[]} */
+      const drawn = [];
+      /** @type {number[]} */
+      const primes = [];
+      /** @type {Record<string, number[]>} */
+      const marks = {};
+      for (let r = 0; r < options.opens; ++r) {
+        const run = await openOnce(browser, url);
+        drawn.push(run.drawn);
+        if (run.primeMs !== null) primes.push(run.primeMs);
+        for (const [name, t] of Object.entries(run.marks)) (marks[name] ??= []).push(t);
+        process.stderr.write(`open: example drawn ${run.drawn.toFixed(0)} ms\n`);
+      }
+      openRows.push(`| ${median(drawn).toFixed(0)} | ${Math.max(...drawn).toFixed(0)} | ${primes.length ? median(primes).toFixed(0) : '-'} | ${markSteps(marks)} |`);
+    }
     for (const c of CASES.filter((x) => x.name.includes(options.only))) {
       const file = Buffer.from(JSON.stringify(largeRequest(c.body, c.limit)));
       /** @type {number[]} */
@@ -164,8 +228,7 @@ async function main() {
         process.stderr.write(`${c.name}: first plan ${run.first.toFixed(0)} ms, final ${run.total.toFixed(0)} ms\n`);
       }
       const med = median(firsts);
-      const steps = Object.entries(marks).map(([name, t]) => [name, median(t)]).sort((a, b) => Number(a[1]) - Number(b[1]))
-        .map(([name, t]) => `${name} ${Number(t).toFixed(0)}`).join(', ');
+      const steps = markSteps(marks);
       rows.push(`| ${c.name} | ${(file.length / 2 ** 20).toFixed(1)} MiB | ${med.toFixed(0)} | ${Math.max(...firsts).toFixed(0)} | ${c.budgetMs} | ${med <= c.budgetMs ? 'yes' : '**no**'} | ${median(totals).toFixed(0)} | ${median(warmUps).toFixed(0)} | ${steps} |`);
     }
   } finally {
@@ -174,7 +237,9 @@ async function main() {
   }
   const table = ['| case | file | first plan drawn, median ms | worst ms | budget ms | within | final plan drawn, median ms | worker warm-up before, ms | page marks, ms after the upload (median) |',
     '|---|---:|---:|---:|---:|---|---:|---:|---|', ...rows].join('\n');
-  process.stdout.write(`${table}\n`);
+  const openTable = ['| example plan drawn, median ms after the navigation | worst ms | worker priming, ms | page marks, ms after the navigation (median) |',
+    '|---:|---:|---:|---|', ...openRows].join('\n');
+  process.stdout.write(`${openTable}\n\n${table}\n`);
   const over = rows.filter((r) => r.includes('**no**')).length;
   if (!options.out) return;
   const section = [
@@ -198,6 +263,16 @@ async function main() {
     table,
     '',
     over ? `${over} case${over === 1 ? ' is' : 's are'} over the budget.` : 'Every case is within its budget.',
+    '',
+    '### Opening the page',
+    '',
+    `The page opened ${options.opens} times, each in a fresh context, timed from the navigation to the plan of the`,
+    'example it opens with drawn (ppb:drawn): the engine is loaded and primed (web/warm-up.js: before it says ready,',
+    'the worker makes the calls the page makes when it opens on a 16-layer model, so that V8 compiles their functions',
+    'while the page loads), not yet warmed up. The marks say when the engine said ready (ppb:engine-ready), the page',
+    'sent the plan, had the engine\'s answer and had drawn it.',
+    '',
+    openTable,
     END,
   ].join('\n');
   const old = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';

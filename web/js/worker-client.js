@@ -75,6 +75,7 @@ export class EngineClient {
           case 'ready':
             this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : ['search'] };
             this.primeMs = typeof message.primeMs === 'number' ? message.primeMs : null;
+            performance.mark('ppb:engine-ready');
             resolve(this.info);
             break;
           case 'fatal':
