@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan_mixture.hpp"
 #include "ppb/schedule.hpp"
 
 namespace ppb::balancer {
@@ -12,15 +13,14 @@ namespace {
 
 // Tables of virtual stages x layers beyond this are not built (each round costs a pass over them).
 constexpr double kMaxCells = 1e6;
-// The multiplicative weights' first step, per unit of bound / target.
-constexpr double kStep = 1.0;
-// The prices' step, a fraction of Polyak's.
-constexpr double kPriceStep = 0.1;
+// The price the master pays per MiB over a limit on average (ms per MiB): the prices never exceed it.
+constexpr double kPriceCap = 10;
+// Pivots per solve of the master, and the weight of the best multipliers in the next probe.
+constexpr int kPivots = 200;
+constexpr double kSmoothing = 0.5;
 // The ascent's work, in table cells: its rounds are as many as fit (at most kRounds), a few tenths
 // of a second natively.
 constexpr double kAscentCells = 1.5e8;
-// Rounds without a better bound after which the ascent stops.
-constexpr int kStall = 2000;
 
 }  // namespace
 
@@ -78,7 +78,6 @@ WholePlanBound::WholePlanBound(const BalanceProblem& problem, bool wanted) : p_(
   g_.assign(static_cast<std::size_t>(nb_), 0);
   chunk_act_.assign(pp * static_cast<std::size_t>(p_.shape.vpp_degree), 0);
   lambda_.assign(static_cast<std::size_t>(nb_), 1.0 / nb_);
-  log_weight_.assign(static_cast<std::size_t>(nb_), 0);
   for (int s = 0; s < pp_; ++s) mu_.emplace_back(p_.peaks[static_cast<std::size_t>(s)].size(), 0.0);
   slack_ = mu_;
   best_lambda_ = lambda_;
@@ -311,52 +310,78 @@ void WholePlanBound::subgradient() {
   }
 }
 
-// The weights by multiplicative weights (each bound's weight grows with its value at the plan the
-// program picks, a step shrinking as 1 / sqrt(round)); the prices by a projected subgradient step,
-// Polyak's toward `target`, shrinking the same way. The best multipliers seen are kept: every one
-// gives a valid bound.
+// Column generation (Dantzig-Wolfe): the plans the program picks are the columns of a small linear
+// program (plan_mixture.hpp) whose duals are the next weights and prices; each is taken halfway
+// from the best multipliers so far (in-out smoothing, which damps the oscillation of the duals), and
+// at the duals themselves when that does not raise the bound. The master's value bounds the
+// relaxation's best from above, so the ascent stops when the two meet.
 PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
   if (!applies_) return PhaseStatus::done;
   const auto units = static_cast<std::int64_t>(static_cast<double>(V_) * static_cast<double>(width_) / 64 +
                                                static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) + 1;
   const int rounds = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(units * 64)));
-  while (round_ < rounds && round_ - best_round_ < kStall) {
-    if (budget.tick(units)) break;
-    ++round_;
-    double most = -kInf;
-    for (double x : log_weight_) most = std::max(most, x);
-    double sum = 0;
-    for (std::size_t j = 0; j < log_weight_.size(); ++j) sum += lambda_[j] = std::exp(log_weight_[j] - most);
-    for (double& x : lambda_) x /= sum;
+  int memories = 0;
+  for (const auto& y : mu_) memories += static_cast<int>(y.size());
+  const auto flat = [&](const std::vector<std::vector<double>>& x, std::vector<double>& out) {
+    out.clear();
+    for (const auto& y : x) out.insert(out.end(), y.begin(), y.end());
+  };
+  const auto unflat = [&](const std::vector<double>& in, std::vector<std::vector<double>>& x) {
+    std::size_t k = 0;
+    for (auto& y : x)
+      for (double& v : y) v = in[k++];
+  };
+  // Evaluates the bound at (lambda_, mu_), keeps the best, and adds the plan picked as a column.
+  const auto probe = [&]() {
     const double value = evaluate(lambda_, mu_);
-    if (!(value < kInf)) {  // no partition at all: nothing to raise
-      best_ = value;
-      break;
-    }
+    if (!(value < kInf)) return value;
     if (value > best_) {
-      if (value > best_ + 1e-9 * std::fabs(value)) best_round_ = round_;
       best_ = value;
       best_lambda_ = lambda_;
       best_mu_ = mu_;
     }
-    const double scale = target < kInf ? target : std::max(1.0, std::fabs(value));
-    if (target < kInf && best_ >= target) break;  // the bound meets the best plan
     subgradient();
-    const double step = kStep / std::sqrt(static_cast<double>(round_));
-    for (std::size_t j = 0; j < log_weight_.size(); ++j) log_weight_[j] += step * g_[j] / scale;
-    double norm = 0;
-    for (std::size_t s = 0; s < mu_.size(); ++s)
-      for (std::size_t k = 0; k < mu_[s].size(); ++k)
-        if (slack_[s][k] > 0 || mu_[s][k] > 0) norm += slack_[s][k] * slack_[s][k];
-    if (norm > 0) {
-      const double gap = target < kInf ? target - best_ : 0.1 * scale;
-      const double t = kPriceStep * gap / norm / std::sqrt(static_cast<double>(round_));
-      for (std::size_t s = 0; s < mu_.size(); ++s)
-        for (std::size_t k = 0; k < mu_[s].size(); ++k) mu_[s][k] = std::max(0.0, mu_[s][k] + t * slack_[s][k]);
+    flat(slack_, flat_slack_);
+    if (!mixture_) mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
+    mixture_->add(g_, flat_slack_);
+    return value;
+  };
+  while (!finished_ && round_ < rounds) {
+    if (budget.tick(units + (mixture_ ? static_cast<std::int64_t>(mixture_->plans()) * (nb_ + memories) / 16 : 0)))
+      break;
+    ++round_;
+    if (round_ == 1) {
+      if (!(probe() < kInf)) {  // no partition at all: nothing to raise
+        best_ = kInf;
+        break;
+      }
+    } else {
+      const double master = mixture_->solve(kPivots, dual_lambda_, dual_mu_);
+      double sum = 0;
+      for (double x : dual_lambda_) sum += x;
+      if (!(sum > 0)) break;
+      for (double& x : dual_lambda_) x /= sum;
+      for (double& x : dual_mu_) x /= sum;
+      master_ = master;
+      if (master - best_ <= 1e-9 * std::fabs(master)) break;  // the relaxation's best is reached
+      flat(best_mu_, flat_slack_);
+      for (std::size_t j = 0; j < lambda_.size(); ++j)
+        lambda_[j] = kSmoothing * best_lambda_[j] + (1 - kSmoothing) * dual_lambda_[j];
+      for (std::size_t k = 0; k < flat_slack_.size(); ++k)
+        flat_slack_[k] = kSmoothing * flat_slack_[k] + (1 - kSmoothing) * dual_mu_[k];
+      unflat(flat_slack_, mu_);
+      const double before = best_;
+      probe();
+      if (!(best_ > before)) {
+        lambda_ = dual_lambda_;
+        unflat(dual_mu_, mu_);
+        probe();
+      }
     }
+    if (target < kInf && best_ >= target) break;  // the bound meets the best plan
     if (budget.slice_over() && round_ < rounds) return PhaseStatus::paused;
   }
-  round_ = rounds;
+  finished_ = true;
   if (best_ > -kInf && best_ < kInf) evaluate(best_lambda_, best_mu_);
   return budget.hit() ? PhaseStatus::given_up : PhaseStatus::done;
 }

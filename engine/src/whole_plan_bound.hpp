@@ -13,10 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "balance_budget.hpp"
 #include "balance_problem.hpp"
+#include "plan_mixture.hpp"
 
 namespace ppb::balancer {
 
@@ -60,7 +62,10 @@ class WholePlanBound {
   // times the memory limits).
   [[nodiscard]] double constant() const { return constant_; }
 
-  static constexpr int kRounds = 20000;
+  [[nodiscard]] double master() const { return master_; }
+  [[nodiscard]] int rounds() const { return round_; }
+  [[nodiscard]] int plans() const { return mixture_ ? mixture_->plans() : 0; }
+  static constexpr int kRounds = 600;
 
  private:
   void build(const std::vector<double>& lambda, const std::vector<std::vector<double>>& mu);
@@ -98,8 +103,12 @@ class WholePlanBound {
   std::vector<double> terms_, statics_, chunk_act_, sorted_;
   double constant_ = 0;
   // The ascent: the round, the multipliers now and the best, the step scale.
-  int round_ = 0, best_round_ = 0;
-  std::vector<double> lambda_, best_lambda_, log_weight_;
+  int round_ = 0;
+  bool finished_ = false;
+  std::vector<double> lambda_, best_lambda_;
+  std::vector<double> dual_lambda_, dual_mu_, flat_slack_;  // the master's duals; scratch
+  std::unique_ptr<PlanMixture> mixture_;
+  double master_ = kInf;
   std::vector<std::vector<double>> mu_, best_mu_;
   double best_ = -kInf;
 };

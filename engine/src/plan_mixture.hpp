@@ -1,0 +1,47 @@
+// The restricted master of the whole-plan bound's column generation (internal to the engine): over
+// mixtures (convex combinations) of the plans found so far, the least largest stage bound, with each
+// stage's memory at each count vector kept within its limit on average (or paid for at a high
+// price). A small linear program, solved by a revised simplex with a dense basis inverse; its duals
+// are the weights on the stage bounds and the prices on memory at which the next plan is priced
+// (Dantzig-Wolfe decomposition). Only the duals are used: whatever they are, the bound computed
+// from them is valid (weak duality), so the solver's accuracy affects the bound's strength, never its
+// validity.
+#pragma once
+
+#include <vector>
+
+namespace ppb::balancer {
+
+class PlanMixture {
+ public:
+  // `bounds` stage bounds, `memories` memory rows (stage, count vector), `price_cap` the price paid
+  // for memory over a limit on average (an upper bound of the prices the duals can take).
+  PlanMixture(int bounds, int memories, double price_cap);
+
+  // A plan: its stage bounds' values and its memory less the limits. The first plan sets up the basis.
+  void add(const std::vector<double>& g, const std::vector<double>& slack);
+  [[nodiscard]] int plans() const { return static_cast<int>(plans_.size()); }
+
+  // Solves the master from the last basis (at most `pivots` pivots); the duals go to `lambda` (>= 0)
+  // and `mu` (>= 0, flat). Returns the master's value, an upper bound of the relaxation's best.
+  double solve(int pivots, std::vector<double>& lambda, std::vector<double>& mu);
+
+ private:
+  // Column q of the constraint matrix: plans first, then t, the over-limit parts, the slacks.
+  [[nodiscard]] double entry(int q, int row) const;
+  [[nodiscard]] double cost(int q) const;
+  void column(int q, std::vector<double>& out) const;
+  void invert();
+
+  int nb_, nm_, rows_;
+  double price_cap_;
+  std::vector<std::vector<double>> plans_;  // each: g (nb), slack (nm)
+  std::vector<int> basis_;                  // column basic in each row
+  std::vector<char> in_basis_;              // per column
+  std::vector<double> inverse_;             // rows_ x rows_
+  std::vector<double> x_;                   // the basic values
+  std::vector<double> y_, a_, u_;           // scratch
+  int since_invert_ = 0;
+};
+
+}  // namespace ppb::balancer
