@@ -91,6 +91,7 @@ void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& s
   basis_[static_cast<std::size_t>(rows_ - 1)] = first_plan;
   for (int q : basis_) in_basis_[static_cast<std::size_t>(q)] = 1;
   invert();
+
 }
 
 double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<double>& mu) {
@@ -125,7 +126,7 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
     std::size_t leave = n;
     double ratio = 0;
     for (std::size_t i = 0; i < n; ++i)
-      if (u_[i] > 1e-9) {
+      if (u_[i] > 1e-7) {
         const double r = std::max(0.0, x_[i]) / u_[i];
         if (leave == n || r < ratio - 1e-12 || (r <= ratio + 1e-12 && basis_[i] < basis_[leave])) leave = i, ratio = r;
       }
@@ -141,7 +142,7 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
     in_basis_[static_cast<std::size_t>(basis_[leave])] = 0;
     basis_[leave] = enter;
     in_basis_[static_cast<std::size_t>(enter)] = 1;
-    if (++since_invert_ >= 100) invert();
+    if (++since_invert_ >= 30) invert();
   }
   lambda.assign(static_cast<std::size_t>(nb_), 0);
   mu.assign(static_cast<std::size_t>(nm_), 0);
@@ -150,6 +151,13 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
   double value = 0;
   for (std::size_t i = 0; i < n; ++i) value += cost(basis_[i]) * x_[i];
   return value;
+}
+
+void PlanMixture::shares(std::vector<double>& alpha) const {
+  alpha.assign(plans_.size(), 0);
+  const int first_plan = 1 + nm_ + nb_ + nm_;
+  for (std::size_t i = 0; i < basis_.size(); ++i)
+    if (basis_[i] >= first_plan) alpha[static_cast<std::size_t>(basis_[i] - first_plan)] = std::max(0.0, x_[i]);
 }
 
 }  // namespace ppb::balancer

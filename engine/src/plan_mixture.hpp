@@ -25,6 +25,8 @@ class PlanMixture {
   // Solves the master from the last basis (at most `pivots` pivots); the duals go to `lambda` (>= 0)
   // and `mu` (>= 0, flat). Returns the master's value, an upper bound of the relaxation's best.
   double solve(int pivots, std::vector<double>& lambda, std::vector<double>& mu);
+  // The mixture of the last solve: each plan's share (summing to 1).
+  void shares(std::vector<double>& alpha) const;
 
  private:
   // Column q of the constraint matrix: plans first, then t, the over-limit parts, the slacks.

@@ -16,8 +16,11 @@ constexpr double kMaxCells = 1e6;
 // The price the master pays per MiB over a limit on average (ms per MiB): the prices never exceed it.
 constexpr double kPriceCap = 10;
 // Pivots per solve of the master, and the weight of the best multipliers in the next probe.
-constexpr int kPivots = 200;
+constexpr int kPivots = 5000;
 constexpr double kSmoothing = 0.5;
+// Path rows at most, and how often (in rounds) one is looked for before the master converges.
+constexpr int kMaxPathRows = 200;
+constexpr int kPathEvery = 5;
 // The ascent's work, in table cells: its rounds are as many as fit (at most kRounds), a few tenths
 // of a second natively.
 constexpr double kAscentCells = 1.5e8;
@@ -53,7 +56,10 @@ WholePlanBound::WholePlanBound(const BalanceProblem& problem, bool wanted) : p_(
     }
     add_bound(rows, drain == 0 || s == 0 ? p_.tail[static_cast<std::size_t>(s)] : 0);
   }
-  if (!p_.overlaps) add_chain_bounds();
+  if (!p_.overlaps) {
+    add_chain_bounds();
+    paths_ = std::make_unique<ProgramPaths>(p_);
+  }
   option_begin_.push_back(0);
   for (int i = 0; i < L_; ++i) {
     const Layer& l = p_.layer(i);
@@ -290,13 +296,7 @@ void WholePlanBound::subgradient() {
     statics_[us] += p_.range(p_.prefix_static, a, b);
     a = b;
   }
-  const std::size_t rows = kTerms * V;
-  for (std::size_t j = 0; j < static_cast<std::size_t>(nb_); ++j) {
-    const double* c = coef_.data() + j * rows;
-    double g = tail_[j];
-    for (std::size_t k = 0; k < rows; ++k) g += c[k] * terms_[k];
-    g_[j] = g;
-  }
+  values(terms_, g_);
   for (int s = 0; s < pp_; ++s) {
     const auto us = static_cast<std::size_t>(s);
     const auto& vectors = p_.peaks[us];
@@ -308,6 +308,43 @@ void WholePlanBound::subgradient() {
       slack_[us][k] = p_.limit < kInf ? used - p_.limit_for(s) : 0;
     }
   }
+}
+
+void WholePlanBound::values(const std::vector<double>& terms, std::vector<double>& out) const {
+  const std::size_t rows = kTerms * static_cast<std::size_t>(V_);
+  out.resize(static_cast<std::size_t>(nb_));
+  for (std::size_t j = 0; j < static_cast<std::size_t>(nb_); ++j) {
+    const double* c = coef_.data() + j * rows;
+    double g = tail_[j];
+    for (std::size_t k = 0; k < rows; ++k) g += c[k] * terms[k];
+    out[j] = g;
+  }
+}
+
+static_assert(static_cast<int>(ProgramPaths::kSend) == 4 && static_cast<int>(ProgramPaths::kTerms) == 5,
+              "the path rows' terms are the whole-plan bound's");
+
+bool WholePlanBound::add_path(double master, int memories) {
+  if (!paths_ || path_rows_ >= kMaxPathRows) return false;
+  mixture_->shares(shares_);
+  mixed_.assign(terms_.size(), 0);
+  for (std::size_t k = 0; k < shares_.size(); ++k)
+    if (shares_[k] > 0)
+      for (std::size_t t = 0; t < mixed_.size(); ++t) mixed_[t] += shares_[k] * plan_terms_[k][t];
+  double tail = 0;
+  const double longest = paths_->longest(mixed_, path_row_, tail);
+  if (!(longest > master + 1e-9 * std::fabs(master))) return false;
+  add_bound(path_row_, tail);
+  ++path_rows_;
+  lambda_.push_back(0);
+  best_lambda_.push_back(0);
+  // The master again, with the new row: every plan so far, its values at every bound.
+  mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
+  for (std::size_t k = 0; k < plan_terms_.size(); ++k) {
+    values(plan_terms_[k], g_);
+    mixture_->add(g_, plan_slack_[k]);
+  }
+  return true;
 }
 
 // Column generation (Dantzig-Wolfe): the plans the program picks are the columns of a small linear
@@ -344,6 +381,8 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
     flat(slack_, flat_slack_);
     if (!mixture_) mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
     mixture_->add(g_, flat_slack_);
+    plan_terms_.push_back(terms_);
+    plan_slack_.push_back(flat_slack_);
     return value;
   };
   while (!finished_ && round_ < rounds) {
@@ -359,11 +398,17 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
       const double master = mixture_->solve(kPivots, dual_lambda_, dual_mu_);
       double sum = 0;
       for (double x : dual_lambda_) sum += x;
-      if (!(sum > 0)) break;
+      if (!(sum > 0)) break;  // no weights: the master failed (numerically); keep the best so far
       for (double& x : dual_lambda_) x /= sum;
       for (double& x : dual_mu_) x /= sum;
       master_ = master;
-      if (master - best_ <= 1e-9 * std::fabs(master)) break;  // the relaxation's best is reached
+      // The relaxation's best is reached: unless a path of the program at the master's mixture is
+      // longer than its value (a row that cuts the mixture off), the ascent is done.
+      if (master - best_ <= 1e-9 * std::fabs(master)) {
+        if (add_path(master, memories)) continue;
+        break;
+      }
+      if (round_ % kPathEvery == 0 && add_path(master, memories)) continue;
       flat(best_mu_, flat_slack_);
       for (std::size_t j = 0; j < lambda_.size(); ++j)
         lambda_[j] = kSmoothing * best_lambda_[j] + (1 - kSmoothing) * dual_lambda_[j];

@@ -1,8 +1,9 @@
 // The whole-plan bound (internal to the engine): a Lagrangian relaxation of "the step time is at
 // least every stage bound, and every stage fits its memory" over the whole plan at once. The stage
-// bounds g_j are bound 1 of each physical stage and the chain bounds read off its program (the
-// chain of a micro batch before one of its operations, its operations from there to a later one,
-// the chain after it), each linear in the virtual stages' times. For weights lambda_j >= 0 summing
+// bounds g_j are bound 1 of each physical stage, the chain bounds read off its program (the chain
+// of a micro batch before one of its operations, its operations from there to a later one, the
+// chain after it) and paths through the whole program generated as needed (program_paths.hpp),
+// each linear in the virtual stages' times. For weights lambda_j >= 0 summing
 // to 1 and prices mu_{s,k} >= 0 on each stage's memory at each of its count vectors k,
 //     T >= max_j g_j >= sum_j lambda_j g_j + sum_{s,k} mu_{s,k} (memory_{s,k} - M_s),
 // and the right side is a sum over layers (each at its cheapest recompute option) and transfers:
@@ -19,6 +20,7 @@
 #include "balance_budget.hpp"
 #include "balance_problem.hpp"
 #include "plan_mixture.hpp"
+#include "program_paths.hpp"
 
 namespace ppb::balancer {
 
@@ -65,6 +67,7 @@ class WholePlanBound {
   [[nodiscard]] double master() const { return master_; }
   [[nodiscard]] int rounds() const { return round_; }
   [[nodiscard]] int plans() const { return mixture_ ? mixture_->plans() : 0; }
+  [[nodiscard]] int path_rows() const { return path_rows_; }
   static constexpr int kRounds = 600;
 
  private:
@@ -108,6 +111,17 @@ class WholePlanBound {
   std::vector<double> lambda_, best_lambda_;
   std::vector<double> dual_lambda_, dual_mu_, flat_slack_;  // the master's duals; scratch
   std::unique_ptr<PlanMixture> mixture_;
+  // Path rows: the longest path of the program at the master's mixture of plans, added as a bound
+  // when it is longer than the master's value (row generation); every plan's terms and memory are
+  // kept to rebuild the master with the new row.
+  std::unique_ptr<ProgramPaths> paths_;
+  std::vector<std::vector<double>> plan_terms_, plan_slack_;
+  std::vector<double> shares_, mixed_, path_row_;
+  int path_rows_ = 0;
+  // Each bound's value at virtual stage terms `terms` (kTerms x V) into `out`.
+  void values(const std::vector<double>& terms, std::vector<double>& out) const;
+  // The longest path at the master's mixture, added as a bound when it exceeds `master`: true if so.
+  bool add_path(double master, int memories);
   double master_ = kInf;
   std::vector<std::vector<double>> mu_, best_mu_;
   double best_ = -kInf;

@@ -1,6 +1,7 @@
 // The whole-plan bound (whole_plan_bound.hpp): its value at given weights on a hand-worked model, and
 // on small random models under every schedule program, never above the exhaustive optimum at the
-// ascent's best multipliers nor at random ones (weak duality must hold for every weight and price).
+// ascent's best multipliers nor at random ones (weak duality must hold for every weight and price);
+// its path rows (program_paths.hpp) against the simulator.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -13,6 +14,9 @@
 #include "balance_problem.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/schedule.hpp"
+#include "ppb/simulate.hpp"
+#include "ppb/stage_costs.hpp"
+#include "program_paths.hpp"
 #include "whole_plan_bound.hpp"
 
 namespace ppb::test {
@@ -140,6 +144,53 @@ TEST(BalanceWholeBound, NeverAboveTheExhaustiveOptimum) {
     }
     EXPECT_GE(checked, 6) << schedule_name(c.schedule);
   }
+}
+
+// The longest path through the program, from a plan's virtual stage costs, is the simulator's step
+// time (both take each operation at the later of its stage's previous end and its input's arrival,
+// with the transfer on every edge between physical stages; no tails here), and its row, read at
+// the same times, gives the same value: a path of the plan, hence a bound of it.
+TEST(BalanceWholeBound, LongestPathIsTheSimulatorsStepTime) {
+  std::mt19937 rng(7);
+  const std::vector<Case> cases = {
+      {Schedule::one_f_one_b, 3, 1, {2, 5}},     {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}}, {Schedule::zb_h1, 3, 1, {3, 6}},
+      {Schedule::zb_h2, 2, 1, {4}},               {Schedule::zbv, 2, 2, {2, 5}},
+  };
+  for (const Case& c : cases)
+    for (int trial = 0; trial < 5; ++trial) {
+      const int V = c.pp * c.vpp;
+      const Model model = random_model(rng, V + 3);
+      Plan shape = shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()],
+                            c.schedule, c.vpp);
+      const Device device = random_device(rng);
+      shape.stage_layers.assign(static_cast<std::size_t>(V), 1);
+      shape.stage_layers[static_cast<std::size_t>(trial % V)] += 3;
+      shape.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+      const std::vector<VirtualStageCost> costs = virtual_stage_costs(model, device, shape);
+      SimulationInput in;
+      static_cast<PipelineShape&>(in) = shape;
+      in.costs = costs;
+      const double want = simulate(in).step_time_ms;
+      const BalanceOptions options;
+      const BalanceProblem problem(model, device, shape, options);
+      balancer::ProgramPaths paths(problem);
+      const auto Vs = static_cast<std::size_t>(V);
+      std::vector<double> times(5 * Vs, 0), row;
+      for (std::size_t u = 0; u < Vs; ++u) {
+        times[0 * Vs + u] = costs[u].forward_ms;
+        times[1 * Vs + u] = costs[u].backward_ms;
+        times[2 * Vs + u] = costs[u].weight_ms;
+        times[4 * Vs + u] = costs[u].send_ms;
+      }
+      double tail = 0;
+      const std::string label = std::string(schedule_name(c.schedule)) + " trial " + std::to_string(trial);
+      const double got = paths.longest(times, row, tail);
+      EXPECT_NEAR(got, want, 1e-9 * want) << label;
+      double along = tail;
+      for (std::size_t k = 0; k < row.size(); ++k) along += row[k] * times[k];
+      EXPECT_NEAR(along, got, 1e-9 * got) << label;
+    }
 }
 
 }  // namespace

@@ -1,0 +1,114 @@
+// The longest path through a schedule program. See program_paths.hpp.
+#include "program_paths.hpp"
+
+#include <algorithm>
+
+namespace ppb::balancer {
+
+ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
+  const int pp = p_.pp, V = p_.V;
+  const auto m = static_cast<std::size_t>(p_.shape.micro_batch_num);
+  std::vector<std::vector<Op>> programs;
+  for (int s = 0; s < pp; ++s) programs.push_back(stage_program(p_.shape, s));
+  // The node of F(u, j) and of B(u, j), once placed.
+  std::vector<int> forward(static_cast<std::size_t>(V) * m, -1), backward(static_cast<std::size_t>(V) * m, -1);
+  const auto at = [&](std::vector<int>& table, int u, int j) -> int& {
+    return table[static_cast<std::size_t>(u) * m + static_cast<std::size_t>(j)];
+  };
+  std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
+  last_.assign(static_cast<std::size_t>(pp), -1);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int s = 0; s < pp; ++s) {
+      const auto us = static_cast<std::size_t>(s);
+      while (next[us] < programs[us].size()) {
+        const Op& op = programs[us][next[us]];
+        const int u = op.virtual_stage, j = op.micro_batch;
+        Node node{s, op, -1, -1, last_[us]};
+        if (op.kind == OpKind::F) {
+          if (u > 0) {
+            node.dependency = at(forward, u - 1, j);
+            if (node.dependency < 0) break;
+            if (p_.crosses(u - 1)) node.send = u - 1;
+          }
+        } else if (op.kind == OpKind::B) {
+          if (u == V - 1) {
+            node.dependency = at(forward, u, j);
+          } else {
+            node.dependency = at(backward, u + 1, j);
+            if (p_.crosses(u)) node.send = u;
+          }
+          if (node.dependency < 0) break;
+        } else if (op.kind == OpKind::W) {
+          node.dependency = at(backward, u, j);
+          if (node.dependency < 0) break;
+        } else {  // F&B pairs are not read
+          order_.clear();
+          return;
+        }
+        const int index = static_cast<int>(order_.size());
+        if (op.kind == OpKind::F) at(forward, u, j) = index;
+        if (op.kind == OpKind::B) at(backward, u, j) = index;
+        order_.push_back(node);
+        last_[us] = index;
+        ++next[us];
+        moved = true;
+      }
+    }
+  }
+  end_.assign(order_.size(), 0);
+  from_.assign(order_.size(), -1);
+}
+
+double ProgramPaths::longest(const std::vector<double>& times, std::vector<double>& row, double& tail) {
+  const auto V = static_cast<std::size_t>(p_.V);
+  const auto time = [&](Term t, int u) { return times[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)]; };
+  const auto duration = [&](const Op& op) {
+    const int u = op.virtual_stage;
+    if (op.kind == OpKind::F) return time(kF, u);
+    if (op.kind == OpKind::W) return time(kW, u);
+    return time(kB, u) - (op.weight_apart ? time(kW, u) : 0.0);
+  };
+  for (std::size_t k = 0; k < order_.size(); ++k) {
+    const Node& n = order_[k];
+    double start = n.previous >= 0 ? end_[static_cast<std::size_t>(n.previous)] : 0;
+    int from = n.previous;
+    if (n.dependency >= 0) {
+      const double arrival = end_[static_cast<std::size_t>(n.dependency)] + (n.send >= 0 ? time(kSend, n.send) : 0);
+      if (arrival > start) start = arrival, from = n.dependency;
+    }
+    end_[k] = start + duration(n.op);
+    from_[k] = from;
+  }
+  row.assign(static_cast<std::size_t>(kTerms) * V, 0);
+  tail = 0;
+  int node = -1;
+  double step = 0;
+  for (int s = 0; s < p_.pp; ++s) {
+    const int last = last_[static_cast<std::size_t>(s)];
+    if (last < 0) continue;
+    const double t = p_.tail[static_cast<std::size_t>(s)];
+    if (node < 0 || end_[static_cast<std::size_t>(last)] + t > step) {
+      node = last;
+      step = end_[static_cast<std::size_t>(last)] + t;
+      tail = t;
+    }
+  }
+  const auto add = [&](Term t, int u, double x) { row[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)] += x; };
+  while (node >= 0) {
+    const Node& n = order_[static_cast<std::size_t>(node)];
+    const int u = n.op.virtual_stage;
+    if (n.op.kind == OpKind::F) add(kF, u, 1);
+    if (n.op.kind == OpKind::W) add(kW, u, 1);
+    if (n.op.kind == OpKind::B) {
+      add(kB, u, 1);
+      if (n.op.weight_apart) add(kW, u, -1);
+    }
+    const int from = from_[static_cast<std::size_t>(node)];
+    if (from >= 0 && from == n.dependency && n.send >= 0) add(kSend, n.send, 1);
+    node = from;
+  }
+  return step;
+}
+
+}  // namespace ppb::balancer
