@@ -10,7 +10,7 @@ namespace ppb::balancer {
 
 BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
                                StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price,
-                               Budget& budget)
+                               Budget& budget, std::int64_t whole_after_nodes)
     : p_(problem),
       recompute_(recompute),
       frontiers_(frontiers),
@@ -21,7 +21,8 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
       program_(schedule_program(p_.shape)),  // built once, not at every simulation
       replay_(p_.shape, program_, p_.tail),
       // One chunk per stage has the suffix table, which bounds every node better (docs/ppb.md).
-      whole_(p_, p_.V != p_.pp) {
+      whole_(p_, p_.V != p_.pp),
+      whole_after_nodes_(whole_after_nodes) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
   ends_.assign(V, 0);
   chunk_ranges_.assign(pp, {});
@@ -69,18 +70,23 @@ void BranchAndBound::start(double root_bound) {
 }
 
 PhaseStatus BranchAndBound::step() {
-  if (!whole_ascended_) {
-    if (uses_whole()) {
+  while (!stack_.empty()) {
+    // The whole-plan bound is built only for a search that did not end within whole_after_nodes_ nodes:
+    // most balances finish well before, and its ascent costs more than their whole search.
+    if (!whole_ascended_ && uses_whole() && budget_.nodes() >= whole_after_nodes_) {
       const PhaseStatus status = whole_.ascend(budget_, best_time_);
       if (status == PhaseStatus::paused) return status;
+      whole_ascended_ = true;
       whole_ready_ = whole_.best() > -kInf;
       // Sums of many charges: a little below, so that rounding never lifts the bound above a tie.
-      if (whole_ready_ && !stack_.empty())
-        stack_[0].floor = std::max(stack_[0].floor, whole_.best() - 1e-9 * std::fabs(whole_.best()));
+      whole_floor_ = whole_ready_ ? whole_.best() - 1e-9 * std::fabs(whole_.best()) : -kInf;
+      // The relaxed sums of the virtual stages on the search path, entered before the tables existed.
+      if (whole_ready_)
+        for (std::size_t depth = 0; depth + 1 < stack_.size(); ++depth) {
+          const auto v = static_cast<std::size_t>(stack_[depth].v);
+          whole_prefix_[v + 1] = whole_prefix_[v] + whole_.range(static_cast<int>(v), stack_[depth].a, ends_[v]);
+        }
     }
-    whole_ascended_ = true;
-  }
-  while (!stack_.empty()) {
     if (budget_.hit()) return PhaseStatus::given_up;
     Frame& f = stack_.back();
     if (!f.expanded) {
@@ -129,7 +135,8 @@ double BranchAndBound::open_bound() const {
     const std::size_t open = depth + 1 < stack_.size() ? f.next + 1 : f.next;
     if (open < children.size()) bound = std::min(bound, children[open].priority);
   }
-  return bound;
+  // The whole-plan bound holds for every plan, those of branches listed before it was built too.
+  return whole_ready_ ? std::max(bound, std::min(whole_floor_, cut())) : bound;
 }
 
 // The bounds of the stages before v (one chunk per stage), now that the round trip each waits for

@@ -21,8 +21,10 @@ namespace ppb::balancer {
 
 class BranchAndBound {
  public:
+  // The whole-plan bound is built once the search has visited `whole_after_nodes` nodes.
   BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-                 StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price, Budget& budget);
+                 StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price, Budget& budget,
+                 std::int64_t whole_after_nodes = kWholeAfterNodes);
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
   void try_plan(const std::vector<int>& ends);
@@ -50,6 +52,7 @@ class BranchAndBound {
   // simulations: its best may then have been missed, and nothing is proven.
   [[nodiscard]] bool choices_cut() const { return choices_cut_; }
   static constexpr std::int64_t kMaxChoicePlans = 1024;
+  static constexpr std::int64_t kWholeAfterNodes = 20'000;
 
  private:
   struct Child {
@@ -140,11 +143,14 @@ class BranchAndBound {
   std::int64_t move_ = 0;  // improve_locally: the next move, 2 (i V + j) + (step > 0)
   bool moved_ = false;     // improve_locally: a move of this pass made the plan faster
   std::int64_t simulations_ = 0;
-  // The whole-plan bound (whole_plan_bound.hpp): its ascent runs once at the start of the search;
+  // The whole-plan bound (whole_plan_bound.hpp): its ascent runs once, when the search reaches
+  // whole_after_nodes_ nodes;
   // then each node's children are bounded by the relaxed sum of the stages chosen (whole_prefix_[v],
   // virtual stages 0..v-1) and the table's least for the rest.
   WholePlanBound whole_;
   bool whole_ascended_ = false, whole_ready_ = false;
+  double whole_floor_ = -kInf;  // its bound, a little below for rounding
+  std::int64_t whole_after_nodes_;
   std::vector<double> whole_prefix_;
   [[nodiscard]] bool uses_whole() const { return whole_.applies(); }
 };

@@ -72,6 +72,7 @@ void PlanMixture::invert() {
   }
   for (std::size_t i = 0; i < n; ++i) x_[i] = inverse_[i * n + n - 1];
   since_invert_ = 0;
+  work_ += 2.0 * static_cast<double>(n * n * n);
 }
 
 void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& slack) {
@@ -103,6 +104,7 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
       for (std::size_t i = 0; i < n; ++i) y += cost(basis_[i]) * inverse_[i * n + row];
       y_[row] = y;
     }
+    work_ += static_cast<double>(n * n) + static_cast<double>(in_basis_.size()) * static_cast<double>(n);
     if (step == pivots) break;
     // Dantzig's rule: the column of the most negative reduced cost.
     int enter = -1;
@@ -139,6 +141,7 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
       for (std::size_t k = 0; k < n; ++k) inverse_[i * n + k] -= u_[i] * inverse_[leave * n + k];
       x_[i] -= u_[i] * x_[leave];
     }
+    work_ += 2.0 * static_cast<double>(n * n);
     in_basis_[static_cast<std::size_t>(basis_[leave])] = 0;
     basis_[leave] = enter;
     in_basis_[static_cast<std::size_t>(enter)] = 1;

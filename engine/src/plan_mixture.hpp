@@ -21,6 +21,8 @@ class PlanMixture {
   // A plan: its stage bounds' values and its memory less the limits. The first plan sets up the basis.
   void add(const std::vector<double>& g, const std::vector<double>& slack);
   [[nodiscard]] int plans() const { return static_cast<int>(plans_.size()); }
+  // Arithmetic done so far (multiply-adds, about): what the ascent's budget counts.
+  [[nodiscard]] double work() const { return work_; }
 
   // Solves the master from the last basis (at most `pivots` pivots); the duals go to `lambda` (>= 0)
   // and `mu` (>= 0, flat). Returns the master's value, an upper bound of the relaxation's best.
@@ -44,6 +46,7 @@ class PlanMixture {
   std::vector<double> x_;                   // the basic values
   std::vector<double> y_, a_, u_;           // scratch
   int since_invert_ = 0;
+  double work_ = 0;
 };
 
 }  // namespace ppb::balancer

@@ -22,8 +22,9 @@ constexpr double kSmoothing = 0.5;
 constexpr int kMaxPathRows = 200;
 constexpr int kPathEvery = 5;
 // The ascent's work, in table cells: its rounds are as many as fit (at most kRounds), a few tenths
-// of a second natively.
+// of a second natively; and all of its work, the master's included (multiply-adds, about).
 constexpr double kAscentCells = 1.5e8;
+constexpr double kAscentWork = 3e9;
 
 }  // namespace
 
@@ -339,6 +340,7 @@ bool WholePlanBound::add_path(double master, int memories) {
   lambda_.push_back(0);
   best_lambda_.push_back(0);
   // The master again, with the new row: every plan so far, its values at every bound.
+  master_work_before_ += mixture_->work();
   mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
   for (std::size_t k = 0; k < plan_terms_.size(); ++k) {
     values(plan_terms_[k], g_);
@@ -386,8 +388,11 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
     return value;
   };
   while (!finished_ && round_ < rounds) {
-    if (budget.tick(units + (mixture_ ? static_cast<std::int64_t>(mixture_->plans()) * (nb_ + memories) / 16 : 0)))
-      break;
+    // The master's arithmetic since the last round, in units of about a search node.
+    const double master_work = master_work_before_ + (mixture_ ? mixture_->work() : 0);
+    if (master_work + static_cast<double>(round_) * static_cast<double>(units) * 64 > kAscentWork) break;
+    if (budget.tick(units + static_cast<std::int64_t>((master_work - master_work_ticked_) / 256))) break;
+    master_work_ticked_ = master_work;
     ++round_;
     if (round_ == 1) {
       if (!(probe() < kInf)) {  // no partition at all: nothing to raise

@@ -123,6 +123,7 @@ class WholePlanBound {
   // The longest path at the master's mixture, added as a bound when it exceeds `master`: true if so.
   bool add_path(double master, int memories);
   double master_ = kInf;
+  double master_work_before_ = 0, master_work_ticked_ = 0;  // of masters rebuilt; counted by the budget
   std::vector<std::vector<double>> mu_, best_mu_;
   double best_ = -kInf;
 };

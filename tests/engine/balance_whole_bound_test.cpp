@@ -12,6 +12,8 @@
 #include "balance_budget.hpp"
 #include "balance_helpers.hpp"
 #include "balance_problem.hpp"
+#include "branch_and_bound.hpp"
+#include "recompute_frontier.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/schedule.hpp"
 #include "ppb/simulate.hpp"
@@ -126,6 +128,18 @@ TEST(BalanceWholeBound, NeverAboveTheExhaustiveOptimum) {
       budget.begin_slice(std::numeric_limits<double>::infinity());
       whole.ascend(budget, want.best_ms * 1.2);
       EXPECT_LE(whole.best(), want.best_ms * (1 + 1e-9)) << label;
+      // The table a node reads: what the virtual stages from v on can add, from v's start, is at
+      // most what the exhaustive optimum's partition adds from there.
+      std::vector<int> ends;
+      int a = 0;
+      for (int n : want.best.stage_layers) ends.push_back(a += n);
+      double after = 0;
+      for (int v = static_cast<int>(ends.size()) - 1; v >= 0; --v) {
+        const int from = v == 0 ? 0 : ends[static_cast<std::size_t>(v) - 1];
+        after += whole.range(v, from, ends[static_cast<std::size_t>(v)]);
+        EXPECT_LE(whole.rest(v, from), after + 1e-9 * std::fabs(after)) << label << " virtual stage " << v;
+      }
+      EXPECT_NEAR(whole.rest(0, 0) + whole.constant(), whole.best(), 1e-9 * std::fabs(whole.best())) << label;
       // Random weights on the simplex and random prices up to a few ms per MiB.
       std::exponential_distribution<double> draw(1.0);
       std::uniform_real_distribution<double> price(0, 0.05);
@@ -143,6 +157,54 @@ TEST(BalanceWholeBound, NeverAboveTheExhaustiveOptimum) {
       }
     }
     EXPECT_GE(checked, 6) << schedule_name(c.schedule);
+  }
+}
+
+// The search with the whole-plan bound from its first node (its root bound, and the table at every
+// node): on small random models with several chunks per stage it must still find the exhaustive
+// optimum, so the bound never cuts the branch that holds it. (A balance builds it only after
+// 20,000 nodes, which these models never reach.)
+TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
+  const std::vector<Case> cases = {
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
+      {Schedule::zbv, 2, 2, {1, 4}},
+      {Schedule::dualpipev, 2, 2, {4, 6}},
+  };
+  std::mt19937 rng(1812);
+  for (const Case& c : cases) {
+    int checked = 0;
+    for (int trial = 0; trial < 10; ++trial) {
+      const int V = c.pp * c.vpp;
+      const Model model = random_model(rng, std::max(6, V + 1));
+      const Plan shape = shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()],
+                                  c.schedule, c.vpp);
+      Device device = random_device(rng);
+      std::uniform_real_distribution<double> tightness(0.8, 2.0);
+      device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, static_cast<double>(shape.micro_batch_num)),
+                                              c.pp, tightness(rng));
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
+      if (!want.feasible) continue;
+      ++checked;
+      const BalanceProblem problem(model, device, shape, options);
+      Budget budget(options);
+      budget.begin_slice(std::numeric_limits<double>::infinity());
+      balancer::FrontierCache frontiers(problem, budget);
+      balancer::StageRecompute recompute(problem, frontiers, budget);
+      balancer::StageBounds bounds(problem);
+      const balancer::RecomputePrice price(problem);
+      balancer::SuffixBound suffix(problem, recompute, frontiers, bounds, price);
+      suffix.clear();
+      balancer::BranchAndBound search(problem, recompute, frontiers, bounds, suffix, price, budget, 0);
+      search.start(0);  // no incumbent: the search must reach the optimum itself
+      const std::string label = std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) +
+                                " trial " + std::to_string(trial);
+      ASSERT_EQ(search.step(), balancer::PhaseStatus::done) << label;
+      EXPECT_NEAR(search.best_time(), want.best_ms, 1e-9 * want.best_ms) << label;
+    }
+    EXPECT_GE(checked, 5) << schedule_name(c.schedule);
   }
 }
 
