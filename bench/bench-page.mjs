@@ -77,7 +77,7 @@ async function warm(ms) {
  * The first call of a workload on this page's freshly loaded module (bench/timing.mjs, firstCall); call it before
  * anything else runs, on a page of its own. `mode` says what runs on the module first (bench/timing.mjs, prepareFirst).
  * @param {string} name
- * @param {string} [mode] 'cold', 'primed' or 'after-warm-up'
+ * @param {string} [mode] 'cold' or 'after-warm-up'
  * @returns {Promise<{name: string, ms: number, response: any}>}
  */
 async function first(name, mode = 'cold') {

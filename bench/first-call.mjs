@@ -1,8 +1,8 @@
 // One workload's first call in a fresh node process (a module that has run nothing yet), for bench/wasm-bench.mjs:
-//   node bench/first-call.mjs <ppb_engine.js> <ppb_engine.wasm> <workloads.json> <name> [primed | after-warm-up]
+//   node bench/first-call.mjs <ppb_engine.js> <ppb_engine.wasm> <workloads.json> <name> [after-warm-up]
 // prints {"name", "ms", "response"} (bench/timing.mjs, firstCall: balance and search in slices, as the page runs them).
-// With primed, the page worker's priming before it says ready runs first; with after-warm-up, that and its warm-up
-// after loading (web/warm-up.js): the first call a person makes a moment after the page has loaded.
+// With after-warm-up, the page worker's warm-up after loading (web/warm-up.js) runs first: the first call a person
+// makes a moment after the page has loaded.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { firstCall, prepareFirst } from './timing.mjs';

@@ -18,7 +18,7 @@
 // budget is held against, and the final plan drawn with the page ready.
 //
 // Before the uploads, the page is opened --opens times (default 7), each in a fresh context, and timed from the
-// navigation to the example's plan drawn: what everyone meets first, on an engine primed but not warmed up. --site
+// navigation to the example's plan drawn: what everyone meets first, on a cold engine. --site
 // serves another built site (to compare two builds); its figures are not written to the docs.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -93,10 +93,10 @@ function parseArgs(argv) {
 
 /**
  * The page opened in a fresh context: milliseconds from the navigation to the example's plan drawn, the page's marks
- * on the way, and how long the worker's priming took.
+ * on the way.
  * @param {import('playwright-core').Browser} browser
  * @param {string} url
- * @returns {Promise<{drawn: number, primeMs: number | null, marks: Record<string, number>}>}
+ * @returns {Promise<{drawn: number, marks: Record<string, number>}>}
  */
 async function openOnce(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -108,13 +108,13 @@ async function openOnce(browser, url) {
   const handle = await page.waitForFunction(() => {
     const drawn = performance.getEntriesByName('ppb:drawn')[0];
     if (!drawn) return false;
-    return { drawn: drawn.startTime, primeMs: /** @type {any} */ (window).__ppb?.primeMs ?? null,
+    return { drawn: drawn.startTime,
       marks: performance.getEntriesByType('mark').filter((m) => m.startTime <= drawn.startTime).map((m) => [m.name, m.startTime]) };
   }, null, { timeout: 60_000, polling: 'raf' });
-  const run = /** @type {{drawn: number, primeMs: number | null, marks: [string, number][]}} */ (await handle.jsonValue());
+  const run = /** @type {{drawn: number, marks: [string, number][]}} */ (await handle.jsonValue());
   await context.close();
   if (problems.length) throw new Error(problems.join('; '));
-  return { drawn: run.drawn, primeMs: run.primeMs, marks: Object.fromEntries(run.marks) };
+  return { drawn: run.drawn, marks: Object.fromEntries(run.marks) };
 }
 
 /**
@@ -196,18 +196,15 @@ async function main() {
     {
       /** @type {number[]} */
       const drawn = [];
-      /** @type {number[]} */
-      const primes = [];
       /** @type {Record<string, number[]>} */
       const marks = {};
       for (let r = 0; r < options.opens; ++r) {
         const run = await openOnce(browser, url);
         drawn.push(run.drawn);
-        if (run.primeMs !== null) primes.push(run.primeMs);
         for (const [name, t] of Object.entries(run.marks)) (marks[name] ??= []).push(t);
         process.stderr.write(`open: example drawn ${run.drawn.toFixed(0)} ms\n`);
       }
-      openRows.push(`| ${median(drawn).toFixed(0)} | ${Math.max(...drawn).toFixed(0)} | ${primes.length ? median(primes).toFixed(0) : '-'} | ${markSteps(marks)} |`);
+      openRows.push(`| ${median(drawn).toFixed(0)} | ${Math.max(...drawn).toFixed(0)} | ${markSteps(marks)} |`);
     }
     for (const c of CASES.filter((x) => x.name.includes(options.only))) {
       const file = Buffer.from(JSON.stringify(largeRequest(c.body, c.limit)));
@@ -237,8 +234,8 @@ async function main() {
   }
   const table = ['| case | file | first plan drawn, median ms | worst ms | budget ms | within | final plan drawn, median ms | worker warm-up before, ms | page marks, ms after the upload (median) |',
     '|---|---:|---:|---:|---:|---|---:|---:|---|', ...rows].join('\n');
-  const openTable = ['| example plan drawn, median ms after the navigation | worst ms | worker priming, ms | page marks, ms after the navigation (median) |',
-    '|---:|---:|---:|---|', ...openRows].join('\n');
+  const openTable = ['| example plan drawn, median ms after the navigation | worst ms | page marks, ms after the navigation (median) |',
+    '|---:|---:|---|', ...openRows].join('\n');
   process.stdout.write(`${openTable}\n\n${table}\n`);
   const over = rows.filter((r) => r.includes('**no**')).length;
   if (!options.out) return;
@@ -267,10 +264,9 @@ async function main() {
     '### Opening the page',
     '',
     `The page opened ${options.opens} times, each in a fresh context, timed from the navigation to the plan of the`,
-    'example it opens with drawn (ppb:drawn): the engine is loaded and primed (web/warm-up.js: before it says ready,',
-    'the worker makes the calls the page makes when it opens on a 16-layer model, so that V8 compiles their functions',
-    'while the page loads), not yet warmed up. The marks say when the engine said ready (ppb:engine-ready), the page',
-    'sent the plan, had the engine\'s answer and had drawn it.',
+    'example it opens with drawn (ppb:drawn): the engine is loaded but cold (its warm-up comes after these calls). The',
+    'marks say when the engine said ready (ppb:engine-ready), the page sent the plan, had the engine\'s answer and had',
+    'drawn it.',
     '',
     openTable,
     END,

@@ -92,19 +92,17 @@ export function warmUpCalls(list, engine) {
 
 /**
  * Brings a freshly loaded module to the state a first call is timed in (bench/wasm-bench.mjs, FirstMode): 'cold'
- * leaves it as it is, 'primed' runs the page worker's priming before it says ready, 'after-warm-up' that and the
- * worker's warm-up after (web/warm-up.js, which assigns both to the global object).
+ * leaves it as it is, 'after-warm-up' runs the page worker's warm-up after loading (web/warm-up.js, which assigns it
+ * to the global object).
  * @param {any} engine
  * @param {string} mode
  * @param {() => Promise<void>} pause runs between the warm-up's pieces
  */
 export async function prepareFirst(engine, mode, pause) {
   if (mode === 'cold') return;
+  if (mode !== 'after-warm-up') throw new Error(`unknown first-call mode ${mode}`);
   await import('../web/warm-up.js');
-  const global = /** @type {any} */ (globalThis);
-  await global.ppbPrime(engine);
-  if (mode === 'after-warm-up') await global.ppbWarmUp(engine, pause);
-  else if (mode !== 'primed') throw new Error(`unknown first-call mode ${mode}`);
+  await /** @type {any} */ (globalThis).ppbWarmUp(engine, pause);
 }
 
 /** The slice the page's worker gives a session's step() (web/worker.js, SLICE_MS). */

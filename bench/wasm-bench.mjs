@@ -39,12 +39,12 @@ const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no
 /** @typedef {import('./timing.mjs').Timing} Timing */
 /** @typedef {import('./workloads.mjs').Workload} Workload */
 /**
- * What runs on a fresh module before its first call: nothing, the page worker's priming before it says ready, or that
- * and its warm-up after (web/warm-up.js).
- * @typedef {'cold' | 'primed' | 'after-warm-up'} FirstMode
+ * What runs on a fresh module before its first call: nothing, or the page worker's warm-up after loading
+ * (web/warm-up.js).
+ * @typedef {'cold' | 'after-warm-up'} FirstMode
  */
 /** @type {FirstMode[]} */
-const FIRST_MODES = ['cold', 'primed', 'after-warm-up'];
+const FIRST_MODES = ['cold', 'after-warm-up'];
 
 /**
  * @param {string[]} argv
@@ -293,9 +293,9 @@ async function main() {
   /** @type {number[][]} */
   const nativeFirsts = list.map(() => []);
   /** @type {Record<FirstMode, number[][]>} */
-  const nodeFirsts = { cold: list.map(() => []), primed: list.map(() => []), 'after-warm-up': list.map(() => []) };
+  const nodeFirsts = { cold: list.map(() => []), 'after-warm-up': list.map(() => []) };
   /** @type {Record<FirstMode, number[][]>} */
-  const browserFirsts = { cold: list.map(() => []), primed: list.map(() => []), 'after-warm-up': list.map(() => []) };
+  const browserFirsts = { cold: list.map(() => []), 'after-warm-up': list.map(() => []) };
   // Rounds over the whole list, so that a burst of load elsewhere on the machine spoils a few samples
   // of each runtime rather than all of one; a figure is the median of every round's samples.
   /** @type {(into: Timing[], i: number, t: Timing) => void} */
@@ -324,11 +324,11 @@ async function main() {
 
   /** @type {string[]} */
   const mismatches = [];
-  /** @type {Record<string, {node: number[], browser: number[], cold: number[], primed: number[], 'after-warm-up': number[], warmSteady: number[]}>} */
+  /** @type {Record<string, {node: number[], browser: number[], cold: number[], 'after-warm-up': number[], warmSteady: number[]}>} */
   const ratiosByGroup = {};
   const header = ['workload', 'work (native)', 'native ms', 'WASM node ms', 'node / native', 'Chromium ms', 'Chromium / native'];
   const firstHeader = ['workload', 'native first call ms', 'cold: node / Chromium ms', 'cold / native',
-    'after priming: node / Chromium ms', 'after priming / native', 'after warm-up: node / Chromium ms', 'after warm-up / native',
+    'after warm-up: node / Chromium ms', 'after warm-up / native',
     'after warm-up / native steady state'];
   /** @type {string[][]} */
   const rows = [];
@@ -346,7 +346,7 @@ async function main() {
       if (other.key !== work.key && w.group !== 'search') mismatches.push(`${w.name}: native ${work.text}, ${runtime} ${other.text}`);
       if (w.group === 'search' && other.text !== work.text) work.text += `; ${runtime}: ${other.text.replace(/ candidates,/, ',')}`;
     }
-    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], cold: [], primed: [], 'after-warm-up': [], warmSteady: [] });
+    const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], cold: [], 'after-warm-up': [], warmSteady: [] });
     group.node.push(v.median_ms / n.median_ms);
     if (b) group.browser.push(b.median_ms / n.median_ms);
     rows.push([w.name, work.text, fmtMs(n.median_ms), fmtMs(v.median_ms), (v.median_ms / n.median_ms).toFixed(2),
@@ -369,12 +369,12 @@ async function main() {
   const means = (/** @type {string} */ label, /** @type {Record<string, number[]>} */ r) => {
     const g = (/** @type {number[]} */ v) => (v.length ? `**${geometricMean(v).toFixed(2)}**` : '-');
     rows.push([label, '', '', '', g(r.node), '', g(r.browser)]);
-    firstRows.push([label, '', '', g(r.cold), '', g(r.primed), '', g(r['after-warm-up']), g(r.warmSteady)]);
+    firstRows.push([label, '', '', g(r.cold), '', g(r['after-warm-up']), g(r.warmSteady)]);
   };
   for (const [group, r] of Object.entries(ratiosByGroup)) means(`**${group}, geometric mean**`, r);
   const all = (/** @type {'node'|'browser'|FirstMode|'warmSteady'} */ key) =>
     Object.values(ratiosByGroup).flatMap((g) => g[key]);
-  means('**all, geometric mean**', { node: all('node'), browser: all('browser'), cold: all('cold'), primed: all('primed'),
+  means('**all, geometric mean**', { node: all('node'), browser: all('browser'), cold: all('cold'),
     'after-warm-up': all('after-warm-up'), warmSteady: all('warmSteady') });
 
   const markdown = (/** @type {string[]} */ head, /** @type {string[][]} */ body, /** @type {number} */ textColumns) =>
@@ -437,12 +437,10 @@ async function main() {
     'in a context of its own), run as the page\'s worker runs it: a balance through `BalanceSession` and a search',
     'through `SearchSession` in 40 ms slices, each slice a fresh call (V8 uses a function\'s optimised code from its',
     'next call on; without slices a long call stays on the baseline code throughout), an estimate as one call. In',
-    'three states of the module (web/warm-up.js): **cold**, nothing run before (V8 compiles each function on its first',
-    'call, 15 to 50 ms in all on a module\'s first calls); **after priming**, after the calls the page\'s worker makes',
-    'before it says it is ready (a balance, an estimate and a comparison of a 16-layer model: the calls the page makes',
-    'when it opens, compiled while it is still loading); **after warm-up**, after the priming and the warm-up the',
-    'worker runs once loaded while it is idle (small balances, estimates, a comparison and a search, about half a',
-    'second), what a call a person makes a moment after the page opens meets. Natively, the **first call** is the',
+    'two states of the module: **cold**, nothing run before (V8 compiles each function on its first call, 15 to 50 ms',
+    'in all on a module\'s first calls: what the page\'s opening calls meet); **after warm-up**, after the warm-up the',
+    'page\'s worker runs once loaded while it is idle (web/warm-up.js: small balances, estimates, a comparison and a',
+    'search, about half a second), what a call a person makes a moment after the page opens meets. Natively, the **first call** is the',
     'driver\'s first call in a process of its own (`--first`), what a person running the CLI meets: a single call there',
     'is slower than the steady state too (cold caches, a heap not yet grown). Each ratio is the slower WASM runtime\'s',
     'first call over native\'s first call, against 1.5; the last column sets the first call after warm-up beside',

@@ -387,7 +387,6 @@ redrawOnResize();
   get cancelledCalls() { return engine.cancelledCalls; },
   get modelsSent() { return engine.modelsSent; },
   get warmUpMs() { return engine.warmUpMs; },
-  get primeMs() { return engine.primeMs; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
   crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),

@@ -1,15 +1,11 @@
-// The engine's priming and warm-up after loading, as self.ppbPrime(engine) and self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
+// The engine's warm-up after loading, as self.ppbWarmUp(engine, idle). V8 runs a WebAssembly module's code on its
 // baseline compiler first and moves a function to its optimising one only after the function has run a while, for
 // its next call; a person's first large upload would run its longest call (reading the model) on the baseline code,
 // about three times slower, and a function the warm-up never ran stays there until it has run a while. So once loaded,
 // the worker (worker.js) runs small balances (one where a plan fits, one where none does) of layers with two recompute
 // kinds, estimates under three schedule families (1f1b with its timeline, interleaved_1f1b, zb_h1), a comparison and
 // a few slices of a search, in short pieces, each after `idle()` resolves (a page's call waits at most one piece).
-// Before any of that, V8 compiles each function of the module the first time it is called, which makes a module's very
-// first calls cost 15 to 50 ms more than later ones whatever their size; so before it says it is ready, the worker
-// primes the module: the calls the page makes when it opens (a balance, an estimate, the schedules' comparison) on a
-// 16-layer model, a few tens of milliseconds while the page is still loading its own scripts and the example. The benchmarks run both before their first calls
-// "after priming" and "after warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
+// The benchmarks run the same warm-up before a "first call after warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
 //
 // A classic script: the worker loads it with importScripts, the single-file page puts it in the worker's source
 // (tools/single-file.mjs), node and the benchmark page run it for its assignment to the global object.
@@ -94,19 +90,5 @@
     for (let r = 0; r < ROUNDS; ++r) await round(engine, 400, idle);
   }
 
-  /**
-   * The priming: on a 16-layer model, the calls the page makes when it opens (a balance, an estimate with its
-   * timeline, the schedules' comparison), without a pause (only microtasks between them, so no message gets in):
-   * every function they run is compiled when it resolves.
-   * @param {any} engine the loaded module
-   */
-  async function prime(engine) {
-    const request = warmUpRequest(14);
-    await stepped(new engine.BalanceSession(JSON.stringify({ ...request, balance: { time_budget_ms: 100 } })), async () => {}, 20);
-    engine.estimate(JSON.stringify({ ...request, pipeline: { ...request.pipeline, include_timeline: true } }));
-    engine.compare(JSON.stringify(request));
-  }
-
   /** @type {any} */ (globalThis).ppbWarmUp = warmUp;
-  /** @type {any} */ (globalThis).ppbPrime = prime;
 })();

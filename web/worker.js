@@ -12,8 +12,7 @@
 //   A 'call' or 'search' with `model: ref` has a request without its model; the worker puts the kept text in.
 //   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
 // Messages out:
-//   {type: 'ready', version, sliced, primeMs} | {type: 'fatal', error}   once, after the priming (warm-up.js);
-//                                           sliced: the commands run in slices; primeMs: how long the priming took
+//   {type: 'ready', version, sliced} | {type: 'fatal', error}   once; sliced: the commands run in slices
 //   {type: 'response', id, response}       the engine's response JSON string
 //   {type: 'progress', id, progress}       at most every PROGRESS_MS during a sliced call: the session's step()
 //                                           answer ({done, total} for a search; nodes, incumbent, bound for a
@@ -177,20 +176,11 @@
             return;
           }
         }
-        // The priming (warm-up.js) runs before the ready message and before any call gets in: V8 compiles each function
-        // on its first call, and the page is still loading its own scripts and the example it opens with meanwhile.
-        const primed = performance.now();
-        /** @type {any} */ (self).ppbPrime(module).then(
-          () => {
-            engine = module;
-            post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: SLICED,
-              primeMs: performance.now() - primed });
-            // After the page's first calls (the plan of the example it opens with) have had their turn.
-            lastCall = performance.now() + 250;
-            warmUp().catch((error) => die(null, error));
-          },
-          (/** @type {unknown} */ error) => post({ type: 'fatal', error: `the engine failed its first calls: ${String(error)}` }),
-        );
+        engine = module;
+        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: SLICED });
+        // After the page's first calls (the plan of the example it opens with) have had their turn.
+        lastCall = performance.now() + 250;
+        warmUp().catch((error) => die(null, error));
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
     );

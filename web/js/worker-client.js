@@ -51,9 +51,6 @@ export class EngineClient {
     /** How long the worker's warm-up after loading took, once it is over (a benchmark hook); null before. */
     /** @type {number | null} */
     this.warmUpMs = null;
-    /** How long the worker's priming took before it said ready (a benchmark hook); null before. */
-    /** @type {number | null} */
-    this.primeMs = null;
     /** @type {Promise<EngineInfo>} */
     this.ready = this.start(started);
   }
@@ -74,7 +71,6 @@ export class EngineClient {
         switch (message.type) {
           case 'ready':
             this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : ['search'] };
-            this.primeMs = typeof message.primeMs === 'number' ? message.primeMs : null;
             performance.mark('ppb:engine-ready');
             resolve(this.info);
             break;
