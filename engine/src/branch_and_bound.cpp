@@ -352,8 +352,6 @@ void BranchAndBound::expand(Frame& f) {
     const double* const later_extra = suffix_.least_extra(v + 1);
     const int last = p_.last_end(v);
     const int first = p_.first_end(v, a);
-    const bool whole_ready = whole_ready_;
-    const double whole_base = whole_prefix_[static_cast<std::size_t>(v)] + whole_.constant();
     for (int b = first; b <= last; ++b) {
       // A node of a model with many layers scans many ends (and may build their frontiers).
       if (((b - first) & 255) == 255 && budget_.tick(256)) {
@@ -369,11 +367,7 @@ void BranchAndBound::expand(Frame& f) {
       const double fill = pf + (prefix_f[ub] - prefix_f[ua]) + send - (prefix_f[ub] + later_sends);
       const double drain =
           drain_additive ? pb + (prefix_b[ub] - prefix_b[ua]) + extra + send - (prefix_b[ub] + later_sends) : 0;
-      double priority = std::max({bound, term.strong, after[ub] + std::max(0.0, fill + drain)});
-      if (whole_ready) {
-        const double whole = whole_base + whole_.range(v, a, b) + whole_.rest(v + 1, b);
-        priority = std::max(priority, whole - 1e-9 * std::fabs(whole));
-      }
+      const double priority = std::max({bound, term.strong, after[ub] + std::max(0.0, fill + drain)});
       if (priority < cut_now) children.push_back({b, priority, std::max(bound, term.strong)});
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far

@@ -67,7 +67,8 @@ void PlanMixture::invert() {
     for (std::size_t r = 0; r < n; ++r) {
       if (r == c || b[r * n + c] == 0) continue;
       const double f = b[r * n + c];
-      for (std::size_t k = 0; k < n; ++k) b[r * n + k] -= f * b[c * n + k], inverse_[r * n + k] -= f * inverse_[c * n + k];
+      for (std::size_t k = 0; k < n; ++k)
+        b[r * n + k] -= f * b[c * n + k], inverse_[r * n + k] -= f * inverse_[c * n + k];
     }
   }
   for (std::size_t i = 0; i < n; ++i) x_[i] = inverse_[i * n + n - 1];
@@ -92,7 +93,6 @@ void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& s
   basis_[static_cast<std::size_t>(rows_ - 1)] = first_plan;
   for (int q : basis_) in_basis_[static_cast<std::size_t>(q)] = 1;
   invert();
-
 }
 
 double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<double>& mu) {

@@ -94,7 +94,9 @@ double ProgramPaths::longest(const std::vector<double>& times, std::vector<doubl
       tail = t;
     }
   }
-  const auto add = [&](Term t, int u, double x) { row[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)] += x; };
+  const auto add = [&](Term t, int u, double x) {
+    row[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)] += x;
+  };
   while (node >= 0) {
     const Node& n = order_[static_cast<std::size_t>(node)];
     const int u = n.op.virtual_stage;

@@ -211,9 +211,10 @@ void WholePlanBound::build(const std::vector<double>& lambda, const std::vector<
     const auto uu = static_cast<std::size_t>(u);
     const int s = p_.stage_of(u), c = p_.chunk_of(u);
     const auto us = static_cast<std::size_t>(s);
+    // Without a limit there is nothing to price (and no limit to take the prices off again).
     double act = 0, stat = 0;
     const auto& vectors = p_.peaks[us];
-    for (std::size_t k = 0; k < vectors.size(); ++k) {
+    for (std::size_t k = 0; k < vectors.size() && p_.limit < kInf; ++k) {
       act += mu[us][k] * vectors[k][static_cast<std::size_t>(c)];
       stat += mu[us][k];
     }
@@ -357,7 +358,8 @@ bool WholePlanBound::add_path(double master, int memories) {
 PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
   if (!applies_) return PhaseStatus::done;
   const auto units = static_cast<std::int64_t>(static_cast<double>(V_) * static_cast<double>(width_) / 64 +
-                                               static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) + 1;
+                                               static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) +
+                     1;
   const int rounds = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(units * 64)));
   int memories = 0;
   for (const auto& y : mu_) memories += static_cast<int>(y.size());

@@ -97,10 +97,10 @@ class WholePlanBound {
   // term (recompute rides with the backward), the price of each MiB of activation and of static
   // memory.
   std::vector<double> weighed_, act_price_, static_price_;  // weighed_: kTerms x V
-  std::vector<double> cum_, trans_, rest_;  // V x (L + 1); rest_ has a row V
-  std::vector<int> next_;                   // V x (L + 1): the end of v giving rest(v, a)
-  std::vector<double> g_;                   // per stage bound
-  std::vector<std::vector<double>> slack_;  // per physical stage and count vector
+  std::vector<double> cum_, trans_, rest_;                  // V x (L + 1); rest_ has a row V
+  std::vector<int> next_;                                   // V x (L + 1): the end of v giving rest(v, a)
+  std::vector<double> g_;                                   // per stage bound
+  std::vector<std::vector<double>> slack_;                  // per physical stage and count vector
   // Scratch of subgradient(): the least plan's per virtual stage terms (kTerms x V), per physical
   // stage statics and each chunk's activation; the ascent's sort.
   std::vector<double> terms_, statics_, chunk_act_, sorted_;

@@ -13,12 +13,12 @@
 #include "balance_helpers.hpp"
 #include "balance_problem.hpp"
 #include "branch_and_bound.hpp"
-#include "recompute_frontier.hpp"
 #include "ppb/balance.hpp"
 #include "ppb/schedule.hpp"
 #include "ppb/simulate.hpp"
 #include "ppb/stage_costs.hpp"
 #include "program_paths.hpp"
+#include "recompute_frontier.hpp"
 #include "whole_plan_bound.hpp"
 
 namespace ppb::test {
@@ -177,8 +177,8 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
     for (int trial = 0; trial < 10; ++trial) {
       const int V = c.pp * c.vpp;
       const Model model = random_model(rng, std::max(6, V + 1));
-      const Plan shape = shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()],
-                                  c.schedule, c.vpp);
+      const Plan shape =
+          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
       Device device = random_device(rng);
       std::uniform_real_distribution<double> tightness(0.8, 2.0);
       device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, static_cast<double>(shape.micro_batch_num)),
@@ -199,8 +199,8 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
       suffix.clear();
       balancer::BranchAndBound search(problem, recompute, frontiers, bounds, suffix, price, budget, 0);
       search.start(0);  // no incumbent: the search must reach the optimum itself
-      const std::string label = std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) +
-                                " trial " + std::to_string(trial);
+      const std::string label =
+          std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
       ASSERT_EQ(search.step(), balancer::PhaseStatus::done) << label;
       EXPECT_NEAR(search.best_time(), want.best_ms, 1e-9 * want.best_ms) << label;
     }
@@ -215,16 +215,19 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
 TEST(BalanceWholeBound, LongestPathIsTheSimulatorsStepTime) {
   std::mt19937 rng(7);
   const std::vector<Case> cases = {
-      {Schedule::one_f_one_b, 3, 1, {2, 5}},     {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
-      {Schedule::interleaved_1f1b, 3, 2, {3, 6}}, {Schedule::zb_h1, 3, 1, {3, 6}},
-      {Schedule::zb_h2, 2, 1, {4}},               {Schedule::zbv, 2, 2, {2, 5}},
+      {Schedule::one_f_one_b, 3, 1, {2, 5}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
+      {Schedule::zb_h1, 3, 1, {3, 6}},
+      {Schedule::zb_h2, 2, 1, {4}},
+      {Schedule::zbv, 2, 2, {2, 5}},
   };
   for (const Case& c : cases)
     for (int trial = 0; trial < 5; ++trial) {
       const int V = c.pp * c.vpp;
       const Model model = random_model(rng, V + 3);
-      Plan shape = shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()],
-                            c.schedule, c.vpp);
+      Plan shape =
+          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
       const Device device = random_device(rng);
       shape.stage_layers.assign(static_cast<std::size_t>(V), 1);
       shape.stage_layers[static_cast<std::size_t>(trial % V)] += 3;
