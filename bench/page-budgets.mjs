@@ -74,20 +74,34 @@ export const CASES = [
  */
 function parseArgs(argv) {
   const options = { repeat: 3, opens: 7, only: '', site: SITE, out: /** @type {string | null} */ (join(ROOT, 'docs', 'benchmarks.md')) };
+  let outGiven = false;
+  let siteGiven = false;
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
-    const value = () => argv[++i] ?? '';
-    if (arg === '--repeat') options.repeat = Math.max(1, Number(value()));
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${arg} needs a value`);
+      return argv[++i];
+    };
+    const count = () => {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 1) throw new Error(`${arg} needs a whole number of at least 1, not ${argv[i]}`);
+      return n;
+    };
+    if (arg === '--repeat') options.repeat = count();
+    else if (arg === '--opens') options.opens = count();
     else if (arg === '--only') options.only = value();
-    else if (arg === '--opens') options.opens = Math.max(1, Number(value()));
     else if (arg === '--site') {
       options.site = resolve(value());
-      options.out = null;
-    }
-    else if (arg === '--out') options.out = resolve(value());
-    else if (arg === '--no-out') options.out = null;
+      siteGiven = true;
+      if (!existsSync(join(options.site, 'index.html'))) throw new Error(`--site ${options.site} holds no index.html (a built site, as build/site)`);
+    } else if (arg === '--out') {
+      options.out = resolve(value());
+      outGiven = true;
+    } else if (arg === '--no-out') options.out = null;
     else throw new Error(`unknown option ${arg}`);
   }
+  if (siteGiven && outGiven) throw new Error('--site measures another build, whose figures are not written: drop --out');
+  if (siteGiven) options.out = null;
   return options;
 }
 
@@ -181,8 +195,10 @@ async function uploadOnce(browser, url, file, layers) {
     marks: Object.fromEntries(marks.filter(([, t]) => t >= start).map(([name, t]) => [name, t - start])) };
 }
 
-async function main() {
-  const options = parseArgs(process.argv.slice(2));
+/**
+ * @param {ReturnType<typeof parseArgs>} options
+ */
+async function main(options) {
   const { chromium } = await import('playwright-core');
   const { server, url } = await startServer(options.site, { port: 0 });
   const load = os.loadavg()[0];
@@ -279,7 +295,16 @@ async function main() {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((e) => {
+  /** @type {ReturnType<typeof parseArgs>} */
+  let options;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    // A usage mistake: its sentence, without a stack.
+    process.stderr.write(`page-budgets: ${e instanceof Error ? e.message : e}\n`);
+    process.exit(2);
+  }
+  main(options).catch((e) => {
     process.stderr.write(`page-budgets: ${e && e.stack ? e.stack : e}\n`);
     process.exit(1);
   });

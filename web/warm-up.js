@@ -16,17 +16,16 @@
   const ROUNDS = 2;
 
   /**
-   * `decoders` individually listed decoders (400 for the warm-up) with full and selective recompute (several kinds per layer take the balancer's
+   * 400 individually listed decoders with full and selective recompute (several kinds per layer take the balancer's
    * frontier code, which one kind does not) between a pinned embedding and head, on pp 4 with 16 micro
    * batches under a limit that makes the first stages recompute: shaped as a profiler's file is (each layer its own
    * entry), so that reading it runs the code a person's upload runs.
-   * @param {number} decoders
    * @returns {Record<string, any>}
    */
-  function warmUpRequest(decoders) {
+  function warmUpRequest() {
     /** @type {Record<string, any>[]} */
     const layers = [{ name: 'embedding', pin: 'first', forward_ms: 3, backward_ms: 6, static_mib: 2000, activation_mib: 100, send_mib: 32 }];
-    for (let i = 0; i < decoders; ++i) {
+    for (let i = 0; i < 400; ++i) {
       const f = 1 + 0.1 * (i % 3);
       layers.push({ name: 'decoder', forward_ms: f, backward_ms: 2 * f, static_mib: 4, activation_mib: 3, send_mib: 32,
         recompute: { full: { activation_mib: 0.2, extra_ms: f }, selective: { activation_mib: 1.8, extra_ms: 0.25 * f } } });
@@ -55,15 +54,14 @@
   }
 
   /**
-   * One round of calls on the model of `decoders` decoders: balances of it under its limit and under one no plan meets
+   * One round of calls on the warm-up's model: balances of it under its limit and under one no plan meets
    * (what the answer says then), estimates under three schedule families (1f1b with its timeline), a comparison and a
    * search, each after `idle()` resolves.
    * @param {any} engine the loaded module
-   * @param {number} decoders
    * @param {() => Promise<void>} idle
    */
-  async function round(engine, decoders, idle) {
-    const request = warmUpRequest(decoders);
+  async function round(engine, idle) {
+    const request = warmUpRequest();
     const search = { ...request, search: { pp_degree: [2, 4], vpp_degree: [1, 2], micro_batch_num: [16],
       schedule: ['1f1b', 'interleaved_1f1b'], time_budget_ms: 200, candidate_time_ms: 10 } };
     for (const limit of [request.device.memory_limit_mib, 1000]) {
@@ -82,12 +80,12 @@
   }
 
   /**
-   * The warm-up: ROUNDS rounds on the 400-decoder model, in pieces.
+   * The warm-up: ROUNDS rounds, in pieces.
    * @param {any} engine the loaded module
    * @param {() => Promise<void>} idle resolves when the next piece may run
    */
   async function warmUp(engine, idle) {
-    for (let r = 0; r < ROUNDS; ++r) await round(engine, 400, idle);
+    for (let r = 0; r < ROUNDS; ++r) await round(engine, idle);
   }
 
   /** @type {any} */ (globalThis).ppbWarmUp = warmUp;
