@@ -20,8 +20,6 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
       price_(price),
       program_(schedule_program(p_.shape)),  // built once, not at every simulation
       replay_(p_.shape, program_, p_.tail),
-      // One chunk per stage has the suffix table, which bounds every node better (docs/ppb.md).
-      whole_(p_, p_.V != p_.pp),
       whole_after_nodes_(whole_after_nodes) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
   ends_.assign(V, 0);
@@ -73,20 +71,9 @@ PhaseStatus BranchAndBound::step() {
   while (!stack_.empty()) {
     // The whole-plan bound is built only for a search that did not end within whole_after_nodes_ nodes:
     // most balances finish well before, and its ascent costs more than their whole search.
-    if (!whole_ascended_ && uses_whole() && budget_.nodes() >= whole_after_nodes_) {
-      const PhaseStatus status = whole_.ascend(budget_, best_time_);
-      if (status == PhaseStatus::paused) return status;
-      whole_ascended_ = true;
-      whole_ready_ = whole_.best() > -kInf;
-      // Sums of many charges: a little below, so that rounding never lifts the bound above a tie.
-      whole_floor_ = whole_ready_ ? whole_.best() - 1e-9 * std::fabs(whole_.best()) : -kInf;
-      // The relaxed sums of the virtual stages on the search path, entered before the tables existed.
-      if (whole_ready_)
-        for (std::size_t depth = 0; depth + 1 < stack_.size(); ++depth) {
-          const auto v = static_cast<std::size_t>(stack_[depth].v);
-          whole_prefix_[v + 1] = whole_prefix_[v] + whole_.range(static_cast<int>(v), stack_[depth].a, ends_[v]);
-        }
-    }
+    if (!whole_ascended_ && several_chunks() && budget_.nodes() >= whole_after_nodes_ &&
+        ascend_whole() == PhaseStatus::paused)
+      return PhaseStatus::paused;
     if (budget_.hit()) return PhaseStatus::given_up;
     Frame& f = stack_.back();
     if (!f.expanded) {
@@ -112,6 +99,27 @@ PhaseStatus BranchAndBound::step() {
     if (budget_.slice_over() && !stack_.empty() && !budget_.hit()) return PhaseStatus::paused;
   }
   return PhaseStatus::done;
+}
+
+PhaseStatus BranchAndBound::ascend_whole() {
+  if (!whole_) {
+    whole_ = std::make_unique<WholePlanBound>(p_);
+    // Its tables and rows: about a node's work per 64 cells.
+    budget_.add_work(static_cast<std::int64_t>(p_.V + 1) * (p_.L + 1) / 64);
+  }
+  const PhaseStatus status = whole_->ascend(budget_, best_time_);
+  if (status == PhaseStatus::paused) return status;
+  whole_ascended_ = true;
+  whole_ready_ = whole_->applies() && whole_->best() > -kInf;
+  // Sums of many charges: a little below, so that rounding never lifts the bound above a tie.
+  whole_floor_ = whole_ready_ ? whole_->best() - 1e-9 * std::fabs(whole_->best()) : -kInf;
+  // The relaxed sums of the virtual stages on the search path, entered before the tables existed.
+  if (whole_ready_)
+    for (std::size_t depth = 0; depth + 1 < stack_.size(); ++depth) {
+      const auto v = static_cast<std::size_t>(stack_[depth].v);
+      whole_prefix_[v + 1] = whole_prefix_[v] + whole_->range(static_cast<int>(v), stack_[depth].a, ends_[v]);
+    }
+  return status;
 }
 
 void BranchAndBound::finish_frame() {
@@ -372,7 +380,7 @@ void BranchAndBound::expand(Frame& f) {
     }
   } else {  // one chunk of several: its stage's own work with the chunks assigned so far
     levels(v);
-    const double whole_base = whole_prefix_[static_cast<std::size_t>(v)] + whole_.constant();
+    const double whole_base = whole_ready_ ? whole_prefix_[static_cast<std::size_t>(v)] + whole_->constant() : 0;
     for (int b = p_.first_end(v, a); b <= p_.last_end(v); ++b) {
       if (budget_.tick()) {
         cut_short = true;
@@ -413,7 +421,7 @@ void BranchAndBound::expand(Frame& f) {
       }
       double priority = std::max({bound, term.strong, rest});
       if (whole_ready_) {
-        const double whole = whole_base + whole_.range(v, a, b) + whole_.rest(v + 1, b);
+        const double whole = whole_base + whole_->range(v, a, b) + whole_->rest(v + 1, b);
         priority = std::max(priority, whole - 1e-9 * std::fabs(whole));
       }
       if (priority < cut()) children.push_back({b, priority, std::max(bound, term.strong)});
@@ -438,7 +446,8 @@ void BranchAndBound::enter(const Frame& f, const Child& child) {
     recompute_.stage_extra(s, ranges, &chosen_, several_chunks() ? &choices_[static_cast<std::size_t>(s)] : nullptr);
   ends_[static_cast<std::size_t>(v)] = b;
   if (whole_ready_)
-    whole_prefix_[static_cast<std::size_t>(v) + 1] = whole_prefix_[static_cast<std::size_t>(v)] + whole_.range(v, a, b);
+    whole_prefix_[static_cast<std::size_t>(v) + 1] =
+        whole_prefix_[static_cast<std::size_t>(v)] + whole_->range(v, a, b);
   // Costs of this virtual stage, for the simulation of complete plans.
   auto& c = costs_[static_cast<std::size_t>(v)];
   c.forward_ms = p_.range(p_.prefix_f, a, b);

@@ -6,6 +6,7 @@
 // complete plan that survives is simulated with its stages' least recompute that fits.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "balance_budget.hpp"
@@ -143,16 +144,18 @@ class BranchAndBound {
   std::int64_t move_ = 0;  // improve_locally: the next move, 2 (i V + j) + (step > 0)
   bool moved_ = false;     // improve_locally: a move of this pass made the plan faster
   std::int64_t simulations_ = 0;
-  // The whole-plan bound (whole_plan_bound.hpp): its ascent runs once, when the search reaches
-  // whole_after_nodes_ nodes;
-  // then each node's children are bounded by the relaxed sum of the stages chosen (whole_prefix_[v],
-  // virtual stages 0..v-1) and the table's least for the rest.
-  WholePlanBound whole_;
+  // The whole-plan bound (whole_plan_bound.hpp), with several chunks per stage (one chunk has the
+  // suffix table, which bounds every node better, docs/ppb.md): built, and its ascent run, once the
+  // search reaches whole_after_nodes_ nodes, inside a slice and its budget; then each node's children
+  // are bounded by the relaxed sum of the stages chosen (whole_prefix_[v], virtual stages 0..v-1) and
+  // the table's least for the rest.
+  std::unique_ptr<WholePlanBound> whole_;
   bool whole_ascended_ = false, whole_ready_ = false;
   double whole_floor_ = -kInf;  // its bound, a little below for rounding
   std::int64_t whole_after_nodes_;
   std::vector<double> whole_prefix_;
-  [[nodiscard]] bool uses_whole() const { return whole_.applies(); }
+  // Builds the bound and runs its ascent (paused: a slice ended inside it).
+  PhaseStatus ascend_whole();
 };
 
 }  // namespace ppb::balancer

@@ -41,18 +41,33 @@ void PlanMixture::column(int q, std::vector<double>& out) const {
   for (int row = 0; row < rows_; ++row) out[static_cast<std::size_t>(row)] = entry(q, row);
 }
 
+// The master's arithmetic in units of about a search node, as the ascent counts its tables.
+constexpr double kWorkPerUnit = 256;
+
+bool PlanMixture::spend(double work, Budget& budget) {
+  work_ += work;
+  const double units = std::floor((work_ - ticked_) / kWorkPerUnit);
+  if (units < 1) return budget.hit();
+  ticked_ += units * kWorkPerUnit;
+  return budget.tick(static_cast<std::int64_t>(units));
+}
+
 // The basis inverse by Gauss-Jordan elimination with partial pivoting, and the basic values
-// (the right side is 1 in the convexity row only).
-void PlanMixture::invert() {
+// (the right side is 1 in the convexity row only). Built aside, so that a stop part way leaves the
+// inverse the pivots kept (of the same basis, only less accurate).
+bool PlanMixture::invert(Budget& budget) {
   const auto n = static_cast<std::size_t>(rows_);
-  std::vector<double> b(n * n);
+  std::vector<double>& b = scratch_;
+  std::vector<double>& inverse = next_inverse_;
+  b.resize(n * n);
+  inverse.assign(n * n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     column(basis_[i], a_);
     for (std::size_t row = 0; row < n; ++row) b[row * n + i] = a_[row];
   }
-  std::fill(inverse_.begin(), inverse_.end(), 0.0);
-  for (std::size_t i = 0; i < n; ++i) inverse_[i * n + i] = 1;
+  for (std::size_t i = 0; i < n; ++i) inverse[i * n + i] = 1;
   for (std::size_t c = 0; c < n; ++c) {
+    if (spend(2.0 * static_cast<double>(n * n), budget)) return false;
     std::size_t pivot = c;
     for (std::size_t r = c + 1; r < n; ++r)
       if (std::fabs(b[r * n + c]) > std::fabs(b[pivot * n + c])) pivot = r;
@@ -60,23 +75,24 @@ void PlanMixture::invert() {
     if (pivot != c)
       for (std::size_t k = 0; k < n; ++k) {
         std::swap(b[pivot * n + k], b[c * n + k]);
-        std::swap(inverse_[pivot * n + k], inverse_[c * n + k]);
+        std::swap(inverse[pivot * n + k], inverse[c * n + k]);
       }
     const double d = b[c * n + c];
-    for (std::size_t k = 0; k < n; ++k) b[c * n + k] /= d, inverse_[c * n + k] /= d;
+    for (std::size_t k = 0; k < n; ++k) b[c * n + k] /= d, inverse[c * n + k] /= d;
     for (std::size_t r = 0; r < n; ++r) {
       if (r == c || b[r * n + c] == 0) continue;
       const double f = b[r * n + c];
       for (std::size_t k = 0; k < n; ++k)
-        b[r * n + k] -= f * b[c * n + k], inverse_[r * n + k] -= f * inverse_[c * n + k];
+        b[r * n + k] -= f * b[c * n + k], inverse[r * n + k] -= f * inverse[c * n + k];
     }
   }
+  inverse_.swap(next_inverse_);
   for (std::size_t i = 0; i < n; ++i) x_[i] = inverse_[i * n + n - 1];
   since_invert_ = 0;
-  work_ += 2.0 * static_cast<double>(n * n * n);
+  return true;
 }
 
-void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& slack) {
+void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& slack, Budget& budget) {
   std::vector<double> plan(g.begin(), g.end());
   plan.insert(plan.end(), slack.begin(), slack.end());
   plans_.push_back(std::move(plan));
@@ -92,20 +108,26 @@ void PlanMixture::add(const std::vector<double>& g, const std::vector<double>& s
     basis_[static_cast<std::size_t>(nb_ + r)] = slack[static_cast<std::size_t>(r)] > 0 ? 1 + r : 1 + nm_ + nb_ + r;
   basis_[static_cast<std::size_t>(rows_ - 1)] = first_plan;
   for (int q : basis_) in_basis_[static_cast<std::size_t>(q)] = 1;
-  invert();
+  invert(budget);
 }
 
-double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<double>& mu) {
+void PlanMixture::price_rows() {
+  const auto n = static_cast<std::size_t>(rows_);
+  for (std::size_t row = 0; row < n; ++row) {
+    double y = 0;
+    for (std::size_t i = 0; i < n; ++i) y += cost(basis_[i]) * inverse_[i * n + row];
+    y_[row] = y;
+  }
+}
+
+PhaseStatus PlanMixture::solve(int pivots, double work_cap, Budget& budget) {
   const auto n = static_cast<std::size_t>(rows_);
   const int columns = static_cast<int>(in_basis_.size());
-  for (int step = 0;; ++step) {
-    for (std::size_t row = 0; row < n; ++row) {
-      double y = 0;
-      for (std::size_t i = 0; i < n; ++i) y += cost(basis_[i]) * inverse_[i * n + row];
-      y_[row] = y;
-    }
-    work_ += static_cast<double>(n * n) + static_cast<double>(in_basis_.size()) * static_cast<double>(n);
-    if (step == pivots) break;
+  for (;; ++step_) {
+    price_rows();
+    if (step_ == pivots || work_ >= work_cap) break;
+    if (spend(static_cast<double>(n * n) + static_cast<double>(columns) * static_cast<double>(n), budget))
+      return PhaseStatus::given_up;
     // Dantzig's rule: the column of the most negative reduced cost.
     int enter = -1;
     double best = -1e-9;
@@ -141,12 +163,22 @@ double PlanMixture::solve(int pivots, std::vector<double>& lambda, std::vector<d
       for (std::size_t k = 0; k < n; ++k) inverse_[i * n + k] -= u_[i] * inverse_[leave * n + k];
       x_[i] -= u_[i] * x_[leave];
     }
-    work_ += 2.0 * static_cast<double>(n * n);
     in_basis_[static_cast<std::size_t>(basis_[leave])] = 0;
     basis_[leave] = enter;
     in_basis_[static_cast<std::size_t>(enter)] = 1;
-    if (++since_invert_ >= 30) invert();
+    if (spend(2.0 * static_cast<double>(n * n), budget)) return PhaseStatus::given_up;
+    if (++since_invert_ >= 30 && !invert(budget)) return PhaseStatus::given_up;
+    if (budget.slice_over()) {
+      ++step_;
+      return PhaseStatus::paused;
+    }
   }
+  step_ = 0;
+  return PhaseStatus::done;
+}
+
+double PlanMixture::duals(std::vector<double>& lambda, std::vector<double>& mu) const {
+  const auto n = static_cast<std::size_t>(rows_);
   lambda.assign(static_cast<std::size_t>(nb_), 0);
   mu.assign(static_cast<std::size_t>(nm_), 0);
   for (int j = 0; j < nb_; ++j) lambda[static_cast<std::size_t>(j)] = std::max(0.0, -y_[static_cast<std::size_t>(j)]);

@@ -26,6 +26,8 @@ class ProgramPaths {
   // communication, transfer after each virtual stage), and its longest path as a row of the same
   // shape in `row` with its tail in `tail`.
   double longest(const std::vector<double>& times, std::vector<double>& row, double& tail);
+  // The operations of the program: what a call to longest() passes over.
+  [[nodiscard]] std::size_t operations() const { return order_.size(); }
 
  private:
   struct Node {

@@ -1,5 +1,5 @@
-// The whole-plan bound: its tables, the dynamic program and the subgradient ascent. See
-// whole_plan_bound.hpp.
+// The whole-plan bound: its tables, the dynamic program and the ascent over its multipliers (column
+// generation with row generation). See whole_plan_bound.hpp.
 #include "whole_plan_bound.hpp"
 
 #include <algorithm>
@@ -13,6 +13,10 @@ namespace {
 
 // Tables of virtual stages x layers beyond this are not built (each round costs a pass over them).
 constexpr double kMaxCells = 1e6;
+// The master's rows (stage bounds, memory rows and the convexity row, path rows included) at most:
+// its basis inverse takes rows^2 doubles and each refresh about 2 rows^3 multiply-adds (at 500, 2 MB
+// and 2.5e8), and every bound takes kTerms x V doubles. A problem with more bounds goes without it.
+constexpr int kMaxRows = 500;
 // The price the master pays per MiB over a limit on average (ms per MiB): the prices never exceed it.
 constexpr double kPriceCap = 10;
 // Pivots per solve of the master, and the weight of the best multipliers in the next probe.
@@ -21,8 +25,8 @@ constexpr double kSmoothing = 0.5;
 // Path rows at most, and how often (in rounds) one is looked for before the master converges.
 constexpr int kMaxPathRows = 200;
 constexpr int kPathEvery = 5;
-// The ascent's work, in table cells: its rounds are as many as fit (at most kRounds), a few tenths
-// of a second natively; and all of its work, the master's included (multiply-adds, about).
+// The ascent's work, in table cells: its rounds are as many as fit (at most kRounds); and all of its
+// work, the master's included (multiply-adds, about), checked before each round and at each pivot.
 constexpr double kAscentCells = 1.5e8;
 constexpr double kAscentWork = 3e9;
 
@@ -34,6 +38,10 @@ WholePlanBound::WholePlanBound(const BalanceProblem& problem, bool wanted) : p_(
   L_ = p_.L;
   width_ = static_cast<std::size_t>(L_) + 1;
   applies_ = wanted && L_ > 0 && static_cast<double>(V_ + 1) * static_cast<double>(width_) <= kMaxCells;
+  if (!applies_) return;
+  memories_ = 0;
+  for (const auto& vectors : p_.peaks) memories_ += static_cast<int>(vectors.size());
+  applies_ = pp_ + (p_.overlaps ? 0 : chain_bounds(nullptr)) + memories_ + 1 <= kMaxRows;
   if (!applies_) return;
   const auto V = static_cast<std::size_t>(V_), pp = static_cast<std::size_t>(pp_);
   const double m = p_.m, drain = p_.split ? 0 : 1;
@@ -58,7 +66,7 @@ WholePlanBound::WholePlanBound(const BalanceProblem& problem, bool wanted) : p_(
     add_bound(rows, drain == 0 || s == 0 ? p_.tail[static_cast<std::size_t>(s)] : 0);
   }
   if (!p_.overlaps) {
-    add_chain_bounds();
+    chain_bounds(this);
     paths_ = std::make_unique<ProgramPaths>(p_);
   }
   option_begin_.push_back(0);
@@ -108,10 +116,11 @@ void WholePlanBound::add_bound(const std::vector<double>& rows, double tail) {
 // is linear in the virtual stages' times. o1 runs over the first F and the first B of each chunk
 // and o2 over the last F, B and W of each chunk (other choices only lengthen a chain less than they
 // shorten the run, or the reverse, for the same virtual stage).
-void WholePlanBound::add_chain_bounds() {
+int WholePlanBound::chain_bounds(WholePlanBound* into) const {
   const auto V = static_cast<std::size_t>(V_);
   const double split = p_.split ? 1 : 0;
   const int vpp = p_.shape.vpp_degree;
+  int count = 0;
   for (int s = 0; s < pp_; ++s) {
     const std::vector<Op> program = stage_program(p_.shape, s);
     const int n = static_cast<int>(program.size());
@@ -132,6 +141,8 @@ void WholePlanBound::add_chain_bounds() {
     for (int i1 : starts)
       for (int i2 : ends) {
         if (i1 > i2) continue;
+        ++count;
+        if (!into) continue;
         std::vector<double> rows(kTerms * V, 0);
         const auto add = [&](Term t, int u, double x) { rows[t * V + static_cast<std::size_t>(u)] += x; };
         const auto backward = [&](int u) {  // input gradient, recompute included
@@ -173,9 +184,10 @@ void WholePlanBound::add_chain_bounds() {
           empty_after = true;
         }
         // A stage's tails come after its last operation.
-        add_bound(rows, empty_after && i2 == n - 1 ? p_.tail[static_cast<std::size_t>(s)] : 0);
+        into->add_bound(rows, empty_after && i2 == n - 1 ? p_.tail[static_cast<std::size_t>(s)] : 0);
       }
   }
+  return count;
 }
 
 double WholePlanBound::layer_cost(int u, int i, int* which) const {
@@ -326,8 +338,8 @@ void WholePlanBound::values(const std::vector<double>& terms, std::vector<double
 static_assert(static_cast<int>(ProgramPaths::kSend) == 4 && static_cast<int>(ProgramPaths::kTerms) == 5,
               "the path rows' terms are the whole-plan bound's");
 
-bool WholePlanBound::add_path(double master, int memories) {
-  if (!paths_ || path_rows_ >= kMaxPathRows) return false;
+bool WholePlanBound::add_path(double master, Budget& budget) {
+  if (!paths_ || path_rows_ >= kMaxPathRows || nb_ + memories_ + 1 >= kMaxRows) return false;
   mixture_->shares(shares_);
   mixed_.assign(terms_.size(), 0);
   for (std::size_t k = 0; k < shares_.size(); ++k)
@@ -335,17 +347,20 @@ bool WholePlanBound::add_path(double master, int memories) {
       for (std::size_t t = 0; t < mixed_.size(); ++t) mixed_[t] += shares_[k] * plan_terms_[k][t];
   double tail = 0;
   const double longest = paths_->longest(mixed_, path_row_, tail);
+  budget.add_work(static_cast<std::int64_t>(paths_->operations() / 16 + mixed_.size() / 64) + 1);
   if (!(longest > master + 1e-9 * std::fabs(master))) return false;
   add_bound(path_row_, tail);
   ++path_rows_;
   lambda_.push_back(0);
   best_lambda_.push_back(0);
-  // The master again, with the new row: every plan so far, its values at every bound.
+  // The master again, with the new row: every plan so far, its values at every bound. (Its basis
+  // could be extended by the new row's slack instead, but every column index after the bounds'
+  // would shift; a rebuild costs one inverse, about what 1 / kPathEvery of the rounds' pivots do.)
   master_work_before_ += mixture_->work();
-  mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
+  mixture_ = std::make_unique<PlanMixture>(nb_, memories_, kPriceCap);
   for (std::size_t k = 0; k < plan_terms_.size(); ++k) {
     values(plan_terms_[k], g_);
-    mixture_->add(g_, plan_slack_[k]);
+    mixture_->add(g_, plan_slack_[k], budget);
   }
   return true;
 }
@@ -361,8 +376,6 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
                                                static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) +
                      1;
   const int rounds = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(units * 64)));
-  int memories = 0;
-  for (const auto& y : mu_) memories += static_cast<int>(y.size());
   const auto flat = [&](const std::vector<std::vector<double>>& x, std::vector<double>& out) {
     out.clear();
     for (const auto& y : x) out.insert(out.end(), y.begin(), y.end());
@@ -383,26 +396,36 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
     }
     subgradient();
     flat(slack_, flat_slack_);
-    if (!mixture_) mixture_ = std::make_unique<PlanMixture>(nb_, memories, kPriceCap);
-    mixture_->add(g_, flat_slack_);
+    if (!mixture_) mixture_ = std::make_unique<PlanMixture>(nb_, memories_, kPriceCap);
+    mixture_->add(g_, flat_slack_, budget);
     plan_terms_.push_back(terms_);
     plan_slack_.push_back(flat_slack_);
     return value;
   };
-  while (!finished_ && round_ < rounds) {
-    // The master's arithmetic since the last round, in units of about a search node.
-    const double master_work = master_work_before_ + (mixture_ ? mixture_->work() : 0);
-    if (master_work + static_cast<double>(round_) * static_cast<double>(units) * 64 > kAscentWork) break;
-    if (budget.tick(units + static_cast<std::int64_t>((master_work - master_work_ticked_) / 256))) break;
-    master_work_ticked_ = master_work;
-    ++round_;
+  // The work of the tables' rounds so far and of the masters: what kAscentWork caps.
+  const auto work = [&]() {
+    return master_work_before_ + (mixture_ ? mixture_->work() : 0) +
+           static_cast<double>(round_) * static_cast<double>(units) * 64;
+  };
+  while (!finished_ && (solving_ || round_ < rounds)) {
+    if (!solving_) {
+      if (work() > kAscentWork) break;
+      if (budget.tick(units)) break;
+      ++round_;
+    }
     if (round_ == 1) {
       if (!(probe() < kInf)) {  // no partition at all: nothing to raise
         best_ = kInf;
         break;
       }
     } else {
-      const double master = mixture_->solve(kPivots, dual_lambda_, dual_mu_);
+      // The master, from its last basis; a slice may end inside it (it goes on in the next).
+      solving_ = true;
+      const PhaseStatus solved = mixture_->solve(kPivots, kAscentWork - work() + mixture_->work(), budget);
+      if (solved == PhaseStatus::paused) return solved;
+      solving_ = false;
+      if (solved == PhaseStatus::given_up) break;
+      const double master = mixture_->duals(dual_lambda_, dual_mu_);
       double sum = 0;
       for (double x : dual_lambda_) sum += x;
       if (!(sum > 0)) break;  // no weights: the master failed (numerically); keep the best so far
@@ -412,10 +435,10 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
       // The relaxation's best is reached: unless a path of the program at the master's mixture is
       // longer than its value (a row that cuts the mixture off), the ascent is done.
       if (master - best_ <= 1e-9 * std::fabs(master)) {
-        if (add_path(master, memories)) continue;
+        if (add_path(master, budget)) continue;
         break;
       }
-      if (round_ % kPathEvery == 0 && add_path(master, memories)) continue;
+      if (round_ % kPathEvery == 0 && add_path(master, budget)) continue;
       flat(best_mu_, flat_slack_);
       for (std::size_t j = 0; j < lambda_.size(); ++j)
         lambda_[j] = kSmoothing * best_lambda_[j] + (1 - kSmoothing) * dual_lambda_[j];
@@ -430,10 +453,12 @@ PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
         probe();
       }
     }
+    if (budget.hit()) break;
     if (target < kInf && best_ >= target) break;  // the bound meets the best plan
     if (budget.slice_over() && round_ < rounds) return PhaseStatus::paused;
   }
   finished_ = true;
+  solving_ = false;
   if (best_ > -kInf && best_ < kInf) evaluate(best_lambda_, best_mu_);
   return budget.hit() ? PhaseStatus::given_up : PhaseStatus::done;
 }

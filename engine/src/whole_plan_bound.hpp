@@ -8,7 +8,8 @@
 //     T >= max_j g_j >= sum_j lambda_j g_j + sum_{s,k} mu_{s,k} (memory_{s,k} - M_s),
 // and the right side is a sum over layers (each at its cheapest recompute option) and transfers:
 // its least over every partition is a dynamic program over (virtual stage, layer). The weights and
-// prices are raised by an ascent at the root; with the best of them, the program's suffix (rest) and
+// prices are raised by an ascent once the search has run a while (branch_and_bound.hpp); with the
+// best of them, the program's suffix (rest) and
 // each range's cost bound every branch of the search in O(1). The argument is in docs/ppb.md
 // (bounds for every schedule, 5).
 #pragma once
@@ -30,7 +31,8 @@ class WholePlanBound {
   // use it pays nothing).
   explicit WholePlanBound(const BalanceProblem& problem, bool wanted = true);
 
-  // Whether its tables are small enough to build (virtual stages x layers under a cap).
+  // Whether its tables are small enough to build (virtual stages x layers under a cap, and the
+  // master's rows, bounds and memory rows, under another).
   [[nodiscard]] bool applies() const { return applies_; }
   // The stage bounds weighed (bound 1 of each physical stage, then the chain bounds, none under
   // dualpipev, whose F&B pairs overlap); `lambda` has one entry per bound.
@@ -41,10 +43,11 @@ class WholePlanBound {
   double evaluate(const std::vector<double>& lambda, const std::vector<std::vector<double>>& mu);
 
   // The ascent over weights and prices, `target` an upper bound of the optimum (the best plan so
-  // far, or kInf). Its rounds depend only on the problem (at most kRounds, fewer on large tables,
-  // none after a long run without a better bound), so that a run in slices makes the same ones;
-  // stops early when the budget is spent (given up) or pauses at the end of a slice. When it ends,
-  // the tables hold the best multipliers found.
+  // far, or kInf). Its rounds and the master's pivots depend only on the problem (at most kRounds,
+  // fewer on large tables, and all of its work under a cap), so that a run in slices makes the same
+  // ones; stops early, inside a round too, when the budget is spent (given up), or pauses at the end
+  // of a slice (inside the master's solve too). When it ends, the tables hold the best multipliers
+  // found, and its bound is valid wherever it stopped.
   PhaseStatus ascend(Budget& budget, double target);
 
   // The best bound found (a lower bound of every plan that fits), -kInf before any.
@@ -68,6 +71,9 @@ class WholePlanBound {
   [[nodiscard]] int rounds() const { return round_; }
   [[nodiscard]] int plans() const { return mixture_ ? mixture_->plans() : 0; }
   [[nodiscard]] int path_rows() const { return path_rows_; }
+  // The masters' arithmetic so far (multiply-adds, about), and their rows now.
+  [[nodiscard]] double master_work() const { return master_work_before_ + (mixture_ ? mixture_->work() : 0); }
+  [[nodiscard]] int master_rows() const { return nb_ + memories_ + 1; }
   static constexpr int kRounds = 600;
 
  private:
@@ -89,7 +95,8 @@ class WholePlanBound {
   enum Term { kF, kB, kW, kComm, kSend, kTerms };
   std::vector<double> coef_, tail_;
   void add_bound(const std::vector<double>& rows, double tail);
-  void add_chain_bounds();
+  // Adds the chain bounds to `into`, or with nullptr only counts them; returns their number.
+  int chain_bounds(WholePlanBound* into) const;
   // Each layer's options, "none" first: extra time and activation kept per micro batch.
   std::vector<int> option_begin_;
   std::vector<double> option_extra_, option_act_;
@@ -121,9 +128,11 @@ class WholePlanBound {
   // Each bound's value at virtual stage terms `terms` (kTerms x V) into `out`.
   void values(const std::vector<double>& terms, std::vector<double>& out) const;
   // The longest path at the master's mixture, added as a bound when it exceeds `master`: true if so.
-  bool add_path(double master, int memories);
+  bool add_path(double master, Budget& budget);
   double master_ = kInf;
-  double master_work_before_ = 0, master_work_ticked_ = 0;  // of masters rebuilt; counted by the budget
+  double master_work_before_ = 0;  // of the masters rebuilt
+  int memories_ = 0;               // the master's memory rows
+  bool solving_ = false;           // a slice ended inside the master's solve
   std::vector<std::vector<double>> mu_, best_mu_;
   double best_ = -kInf;
 };

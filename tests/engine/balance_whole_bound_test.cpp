@@ -4,6 +4,7 @@
 // its path rows (program_paths.hpp) against the simulator.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -206,6 +207,107 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
     }
     EXPECT_GE(checked, 5) << schedule_name(c.schedule);
   }
+}
+
+// A clock of whole milliseconds that moves on by 1 at each reading (as in balance_budget_test.cpp):
+// what the ascent spends depends on its own readings, never on the machine's speed.
+struct SteppingClock {
+  double now_ms = 0;
+  std::int64_t readings = 0;
+  std::function<double()> function() {
+    return [this] {
+      ++readings;
+      return now_ms++;
+    };
+  }
+};
+
+// A problem whose master has many rows and whose ascent runs many pivots: interleaved_1f1b, pp 4,
+// vpp 3 (4 + 4 x 4 x 3^2 = 148 stage and chain bounds), 40 random layers, a binding memory limit.
+struct LargeMaster {
+  Model model;
+  Device device;
+  Plan shape = shape_of(4, 12, Schedule::interleaved_1f1b, 3);
+  [[nodiscard]] BalanceOptions options(double time_budget_ms = std::numeric_limits<double>::infinity(),
+                                       std::function<double()> clock = {}) const {
+    BalanceOptions o;
+    o.recompute_options = recompute;
+    o.time_budget_ms = time_budget_ms;
+    o.clock_ms = std::move(clock);
+    return o;
+  }
+  std::vector<int> recompute = {0, 1};
+  LargeMaster() {
+    std::mt19937 rng(2026);
+    model = random_model(rng, 40);
+    device = random_device(rng);
+    device.memory_limit_mib = limit_between(model, 4, 4, 1.0);
+  }
+};
+
+// The time budget is kept inside a round: with the clock moving 1 ms per reading and a 25 ms budget,
+// the ascent stops at its first reading past 25 ms (given up), and between two readings the masters
+// do at most the work that makes the budget read the clock (64 units of 256 multiply-adds) plus one
+// step of a pivot or of an inverse (at most rows x (rows + columns) multiply-adds, columns = 1 + 2
+// memory rows + bounds + plans). Its best is a bound of the ascent's prefix, so never above the
+// best of an ascent without a clock.
+TEST(BalanceWholeBound, AscentStopsInsideItsShareOfTime) {
+  const LargeMaster c;
+  const BalanceOptions options = c.options();
+  const BalanceProblem problem(c.model, c.device, c.shape, options);
+  WholePlanBound full(problem);
+  ASSERT_TRUE(full.applies());
+  Budget unlimited(options);
+  unlimited.begin_slice(std::numeric_limits<double>::infinity());
+  ASSERT_EQ(full.ascend(unlimited, std::numeric_limits<double>::infinity()), balancer::PhaseStatus::done);
+  int memories = 0;
+  for (const auto& vectors : problem.peaks) memories += static_cast<int>(vectors.size());
+  const double rows = full.master_rows(), columns = 1 + 2.0 * memories + full.bounds() + full.plans();
+  const double between = 64 * 256 + rows * (rows + columns);
+  // The unlimited ascent does far more than 25 readings' worth of work: the clock must stop it.
+  ASSERT_GT(full.master_work(), 40 * between);
+
+  SteppingClock clock;
+  const BalanceOptions timed = c.options(25, clock.function());
+  WholePlanBound whole(problem);
+  Budget budget(timed);
+  budget.begin_slice(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(whole.ascend(budget, std::numeric_limits<double>::infinity()), balancer::PhaseStatus::given_up);
+  EXPECT_LE(clock.now_ms, 25 + 3);  // its start, the reading past 25 ms, and one more at most
+  EXPECT_LE(whole.master_work(), static_cast<double>(clock.readings + 1) * between);
+  EXPECT_GT(whole.best(), -std::numeric_limits<double>::infinity());
+  EXPECT_LE(whole.best(), full.best() * (1 + 1e-12));
+}
+
+// An ascent run in slices of 2 ms (slices end inside the master's solve too) makes the same rounds,
+// plans and path rows, and reaches the same bound, as one run without a clock.
+TEST(BalanceWholeBound, AscentInSlicesMatchesOneRun) {
+  const LargeMaster c;
+  const BalanceOptions options = c.options();
+  const BalanceProblem problem(c.model, c.device, c.shape, options);
+  WholePlanBound once(problem);
+  Budget unlimited(options);
+  unlimited.begin_slice(std::numeric_limits<double>::infinity());
+  ASSERT_EQ(once.ascend(unlimited, std::numeric_limits<double>::infinity()), balancer::PhaseStatus::done);
+
+  SteppingClock clock;
+  const BalanceOptions sliced = c.options(std::numeric_limits<double>::infinity(), clock.function());
+  WholePlanBound whole(problem);
+  Budget budget(sliced);
+  int slices = 0;
+  balancer::PhaseStatus status = balancer::PhaseStatus::paused;
+  while (status == balancer::PhaseStatus::paused) {
+    budget.begin_slice(2);
+    status = whole.ascend(budget, std::numeric_limits<double>::infinity());
+    budget.end_slice();
+    ++slices;
+  }
+  EXPECT_EQ(status, balancer::PhaseStatus::done);
+  EXPECT_GT(slices, whole.rounds());  // some slices ended inside a round
+  EXPECT_EQ(whole.rounds(), once.rounds());
+  EXPECT_EQ(whole.plans(), once.plans());
+  EXPECT_EQ(whole.path_rows(), once.path_rows());
+  EXPECT_EQ(whole.best(), once.best());
 }
 
 // The longest path through the program, from a plan's virtual stage costs, is the simulator's step
