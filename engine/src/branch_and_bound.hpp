@@ -52,6 +52,8 @@ class BranchAndBound {
   // Whether the search over some partition's recompute choices stopped at kMaxChoicePlans
   // simulations: its best may then have been missed, and nothing is proven.
   [[nodiscard]] bool choices_cut() const { return choices_cut_; }
+  // Whether the whole-plan bound was built and bounds the nodes from here on.
+  [[nodiscard]] bool whole_ready() const { return whole_ready_; }
   static constexpr std::int64_t kMaxChoicePlans = 1024;
   static constexpr std::int64_t kWholeAfterNodes = 20'000;
 

@@ -156,10 +156,35 @@ TEST(BalanceWholeBound, NeverAboveTheExhaustiveOptimum) {
         }
         EXPECT_LE(whole.evaluate(lambda, mu), want.best_ms * (1 + 1e-9)) << label << " random multipliers " << k;
       }
+      // Each bound alone (its weight 1, no prices): random weights spread over every row would hide
+      // one invalid row under the others. Path rows added by the ascent included.
+      const std::vector<std::vector<double>> no_prices = [&] {
+        std::vector<std::vector<double>> mu;
+        for (int s = 0; s < c.pp; ++s) mu.emplace_back(problem.peaks[static_cast<std::size_t>(s)].size(), 0.0);
+        return mu;
+      }();
+      for (int j = 0; j < whole.bounds(); ++j) {
+        std::vector<double> lambda(static_cast<std::size_t>(whole.bounds()), 0.0);
+        lambda[static_cast<std::size_t>(j)] = 1;
+        EXPECT_LE(whole.evaluate(lambda, no_prices), want.best_ms * (1 + 1e-9)) << label << " bound " << j << " alone";
+      }
     }
     EXPECT_GE(checked, 6) << schedule_name(c.schedule);
   }
 }
+
+// A clock of whole milliseconds that moves on by 1 at each reading (as in balance_budget_test.cpp):
+// what the ascent spends depends on its own readings, never on the machine's speed.
+struct SteppingClock {
+  double now_ms = 0;
+  std::int64_t readings = 0;
+  std::function<double()> function() {
+    return [this] {
+      ++readings;
+      return now_ms++;
+    };
+  }
+};
 
 // The search with the whole-plan bound from its first node (its root bound, and the table at every
 // node): on small random models with several chunks per stage it must still find the exhaustive
@@ -209,18 +234,65 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
   }
 }
 
-// A clock of whole milliseconds that moves on by 1 at each reading (as in balance_budget_test.cpp):
-// what the ascent spends depends on its own readings, never on the machine's speed.
-struct SteppingClock {
-  double now_ms = 0;
-  std::int64_t readings = 0;
-  std::function<double()> function() {
-    return [this] {
-      ++readings;
-      return now_ms++;
-    };
+// The product's path: the bound built part way through the search (after 4 nodes here, 20,000 in a
+// balance), inside slices of 2 ms of a clock that moves 1 ms per reading, so that the ascent and
+// the search pause and go on, and the relaxed sums of the stages already on the search path are
+// rebuilt from its stack. The search must still find the exhaustive optimum, and the bound must
+// have been built in most cases.
+TEST(BalanceWholeBound, SearchBuildingItPartWayInSlicesFindsTheExhaustiveOptimum) {
+  const std::vector<Case> cases = {
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+      {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
+      {Schedule::zbv, 2, 2, {1, 4}},
+      {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
+  };
+  std::mt19937 rng(2412);
+  for (const Case& c : cases) {
+    int checked = 0, built = 0;
+    for (int trial = 0; trial < 8; ++trial) {
+      const int V = c.pp * c.vpp;
+      const Model model = random_model(rng, V + 2);
+      const Plan shape =
+          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
+      Device device = random_device(rng);
+      std::uniform_real_distribution<double> tightness(0.8, 2.0);
+      device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, static_cast<double>(shape.micro_batch_num)),
+                                              c.pp, tightness(rng));
+      SteppingClock clock;
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      options.clock_ms = clock.function();
+      const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
+      if (!want.feasible) continue;
+      ++checked;
+      const BalanceProblem problem(model, device, shape, options);
+      Budget budget(options);
+      budget.begin_slice(std::numeric_limits<double>::infinity());
+      balancer::FrontierCache frontiers(problem, budget);
+      balancer::StageRecompute recompute(problem, frontiers, budget);
+      balancer::StageBounds bounds(problem);
+      const balancer::RecomputePrice price(problem);
+      balancer::SuffixBound suffix(problem, recompute, frontiers, bounds, price);
+      suffix.clear();
+      budget.end_slice();
+      balancer::BranchAndBound search(problem, recompute, frontiers, bounds, suffix, price, budget, 4);
+      search.start(0);
+      const std::string label =
+          std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
+      balancer::PhaseStatus status = balancer::PhaseStatus::paused;
+      for (int slice = 0; status == balancer::PhaseStatus::paused && slice < 1'000'000; ++slice) {
+        budget.begin_slice(2);
+        status = search.step();
+        budget.end_slice();
+      }
+      ASSERT_EQ(status, balancer::PhaseStatus::done) << label;
+      EXPECT_NEAR(search.best_time(), want.best_ms, 1e-9 * want.best_ms) << label;
+      built += search.whole_ready() ? 1 : 0;
+    }
+    EXPECT_GE(checked, 5) << schedule_name(c.schedule);
+    EXPECT_GE(built, checked / 2) << schedule_name(c.schedule);
   }
-};
+}
 
 // A problem whose master has many rows and whose ascent runs many pivots: interleaved_1f1b, pp 4,
 // vpp 3 (4 + 4 x 4 x 3^2 = 148 stage and chain bounds), 40 random layers, a binding memory limit.
