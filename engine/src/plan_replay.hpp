@@ -22,7 +22,7 @@ class PlanReplay {
   // operation ends later than that (the plan cannot be better; `aborted` is then set).
   double step_time(const std::vector<VirtualStageCost>& costs, double abort_above_ms, bool& aborted);
 
- private:
+  // One operation of the execution order.
   struct Step {
     OpKind kind;
     bool weight_apart;
@@ -30,6 +30,11 @@ class PlanReplay {
     std::int32_t v, mb;    // FB: the forward's
     std::int32_t bv, bmb;  // FB: the backward's
   };
+  // The execution order: each stage's operations in program order, every operation after its inputs
+  // (the whole-plan bound's path rows walk the same order, program_paths.hpp).
+  [[nodiscard]] const std::vector<Step>& order() const { return order_; }
+
+ private:
   int pp_, V_;
   std::int64_t m_;
   std::vector<Step> order_;

@@ -8,53 +8,43 @@ namespace ppb::balancer {
 ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
   const int pp = p_.pp, V = p_.V;
   const auto m = static_cast<std::size_t>(p_.shape.micro_batch_num);
-  std::vector<std::vector<Op>> programs;
-  for (int s = 0; s < pp; ++s) programs.push_back(stage_program(p_.shape, s));
+  // The simulator's replay already orders the program so that every input comes first.
+  const PlanReplay replay(p_.shape, schedule_program(p_.shape), p_.tail);
   // The node of F(u, j) and of B(u, j), once placed.
   std::vector<int> forward(static_cast<std::size_t>(V) * m, -1), backward(static_cast<std::size_t>(V) * m, -1);
   const auto at = [&](std::vector<int>& table, int u, int j) -> int& {
     return table[static_cast<std::size_t>(u) * m + static_cast<std::size_t>(j)];
   };
-  std::vector<std::size_t> next(static_cast<std::size_t>(pp), 0);
   last_.assign(static_cast<std::size_t>(pp), -1);
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int s = 0; s < pp; ++s) {
-      const auto us = static_cast<std::size_t>(s);
-      while (next[us] < programs[us].size()) {
-        const Op& op = programs[us][next[us]];
-        const int u = op.virtual_stage, j = op.micro_batch;
-        Node node{s, op, -1, -1, last_[us]};
-        if (op.kind == OpKind::F) {
-          if (u > 0) {
-            node.dependency = at(forward, u - 1, j);
-            if (node.dependency < 0) break;
-            if (p_.crosses(u - 1)) node.send = u - 1;
-          }
-        } else if (op.kind == OpKind::B) {
-          if (u == V - 1) {
-            node.dependency = at(forward, u, j);
-          } else {
-            node.dependency = at(backward, u + 1, j);
-            if (p_.crosses(u)) node.send = u;
-          }
-          if (node.dependency < 0) break;
-        } else if (op.kind == OpKind::W) {
-          node.dependency = at(backward, u, j);
-          if (node.dependency < 0) break;
-        } else {  // F&B pairs are not read
-          order_.clear();
-          return;
-        }
-        const int index = static_cast<int>(order_.size());
-        if (op.kind == OpKind::F) at(forward, u, j) = index;
-        if (op.kind == OpKind::B) at(backward, u, j) = index;
-        order_.push_back(node);
-        last_[us] = index;
-        ++next[us];
-        moved = true;
+  order_.reserve(replay.order().size());
+  for (const PlanReplay::Step& op : replay.order()) {
+    const auto us = static_cast<std::size_t>(op.stage);
+    const int u = op.v, j = op.mb;
+    Node node{op, -1, -1, last_[us]};
+    if (op.kind == OpKind::F) {
+      if (u > 0) {
+        node.dependency = at(forward, u - 1, j);
+        if (p_.crosses(u - 1)) node.send = u - 1;
       }
+    } else if (op.kind == OpKind::B) {
+      if (u == V - 1) {
+        node.dependency = at(forward, u, j);
+      } else {
+        node.dependency = at(backward, u + 1, j);
+        if (p_.crosses(u)) node.send = u;
+      }
+    } else if (op.kind == OpKind::W) {
+      node.dependency = at(backward, u, j);
+    } else {  // F&B pairs are not read: no nodes, no path
+      order_.clear();
+      last_.assign(static_cast<std::size_t>(pp), -1);
+      break;
     }
+    const int index = static_cast<int>(order_.size());
+    if (op.kind == OpKind::F) at(forward, u, j) = index;
+    if (op.kind == OpKind::B) at(backward, u, j) = index;
+    order_.push_back(node);
+    last_[us] = index;
   }
   end_.assign(order_.size(), 0);
   from_.assign(order_.size(), -1);
@@ -63,8 +53,8 @@ ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
 double ProgramPaths::longest(const std::vector<double>& times, std::vector<double>& row, double& tail) {
   const auto V = static_cast<std::size_t>(p_.V);
   const auto time = [&](Term t, int u) { return times[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)]; };
-  const auto duration = [&](const Op& op) {
-    const int u = op.virtual_stage;
+  const auto duration = [&](const PlanReplay::Step& op) {
+    const int u = op.v;
     if (op.kind == OpKind::F) return time(kF, u);
     if (op.kind == OpKind::W) return time(kW, u);
     return time(kB, u) - (op.weight_apart ? time(kW, u) : 0.0);
@@ -99,7 +89,7 @@ double ProgramPaths::longest(const std::vector<double>& times, std::vector<doubl
   };
   while (node >= 0) {
     const Node& n = order_[static_cast<std::size_t>(node)];
-    const int u = n.op.virtual_stage;
+    const int u = n.op.v;
     if (n.op.kind == OpKind::F) add(kF, u, 1);
     if (n.op.kind == OpKind::W) add(kW, u, 1);
     if (n.op.kind == OpKind::B) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "balance_problem.hpp"
+#include "plan_replay.hpp"
 #include "ppb/schedule.hpp"
 
 namespace ppb::balancer {
@@ -31,14 +32,13 @@ class ProgramPaths {
 
  private:
   struct Node {
-    int stage;
-    Op op;
+    PlanReplay::Step op;
     int dependency;  // the node whose end the input waits for (-1: none)
     int send;        // the virtual stage whose transfer lies on that edge (-1: none)
     int previous;    // the stage's previous node (-1: none)
   };
   const BalanceProblem& p_;
-  std::vector<Node> order_;  // every operation, in an order that respects every dependency
+  std::vector<Node> order_;  // every operation, in PlanReplay's execution order
   std::vector<int> last_;    // per stage, its last node
   std::vector<double> end_;
   std::vector<int> from_;  // per node: the node its start waited for (-1: none)
