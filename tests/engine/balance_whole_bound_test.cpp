@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -186,6 +187,34 @@ struct SteppingClock {
   }
 };
 
+// The parts a branch and bound stands on for one problem, set up as balance() sets them up (in one slice without a
+// limit), and the search on them: its whole-plan bound built after `whole_after` nodes, started without an incumbent
+// so that it must reach the optimum itself. `sliced`: the setup's slice is closed, for the caller to step the search
+// in slices of its own.
+struct SearchParts {
+  SearchParts(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options,
+              std::int64_t whole_after, bool sliced)
+      : problem(model, device, shape, options), budget(options), bounds(problem), price(problem) {
+    budget.begin_slice(std::numeric_limits<double>::infinity());
+    frontiers = std::make_unique<balancer::FrontierCache>(problem, budget);
+    recompute = std::make_unique<balancer::StageRecompute>(problem, *frontiers, budget);
+    suffix = std::make_unique<balancer::SuffixBound>(problem, *recompute, *frontiers, bounds, price);
+    suffix->clear();
+    if (sliced) budget.end_slice();
+    search = std::make_unique<balancer::BranchAndBound>(problem, *recompute, *frontiers, bounds, *suffix, price, budget,
+                                                        whole_after);
+    search->start(0);
+  }
+  BalanceProblem problem;
+  Budget budget;
+  balancer::StageBounds bounds;
+  const balancer::RecomputePrice price;
+  std::unique_ptr<balancer::FrontierCache> frontiers;
+  std::unique_ptr<balancer::StageRecompute> recompute;
+  std::unique_ptr<balancer::SuffixBound> suffix;
+  std::unique_ptr<balancer::BranchAndBound> search;
+};
+
 // The search with the whole-plan bound from its first node (its root bound, and the table at every
 // node): on small random models with several chunks per stage it must still find the exhaustive
 // optimum, so the bound never cuts the branch that holds it. (A balance builds it only after
@@ -214,17 +243,8 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
       const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
       if (!want.feasible) continue;
       ++checked;
-      const BalanceProblem problem(model, device, shape, options);
-      Budget budget(options);
-      budget.begin_slice(std::numeric_limits<double>::infinity());
-      balancer::FrontierCache frontiers(problem, budget);
-      balancer::StageRecompute recompute(problem, frontiers, budget);
-      balancer::StageBounds bounds(problem);
-      const balancer::RecomputePrice price(problem);
-      balancer::SuffixBound suffix(problem, recompute, frontiers, bounds, price);
-      suffix.clear();
-      balancer::BranchAndBound search(problem, recompute, frontiers, bounds, suffix, price, budget, 0);
-      search.start(0);  // no incumbent: the search must reach the optimum itself
+      SearchParts parts(model, device, shape, options, 0, false);
+      balancer::BranchAndBound& search = *parts.search;
       const std::string label =
           std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
       ASSERT_EQ(search.step(), balancer::PhaseStatus::done) << label;
@@ -265,18 +285,9 @@ TEST(BalanceWholeBound, SearchBuildingItPartWayInSlicesFindsTheExhaustiveOptimum
       const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
       if (!want.feasible) continue;
       ++checked;
-      const BalanceProblem problem(model, device, shape, options);
-      Budget budget(options);
-      budget.begin_slice(std::numeric_limits<double>::infinity());
-      balancer::FrontierCache frontiers(problem, budget);
-      balancer::StageRecompute recompute(problem, frontiers, budget);
-      balancer::StageBounds bounds(problem);
-      const balancer::RecomputePrice price(problem);
-      balancer::SuffixBound suffix(problem, recompute, frontiers, bounds, price);
-      suffix.clear();
-      budget.end_slice();
-      balancer::BranchAndBound search(problem, recompute, frontiers, bounds, suffix, price, budget, 4);
-      search.start(0);
+      SearchParts parts(model, device, shape, options, 4, true);
+      balancer::BranchAndBound& search = *parts.search;
+      Budget& budget = parts.budget;
       const std::string label =
           std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
       balancer::PhaseStatus status = balancer::PhaseStatus::paused;
