@@ -72,54 +72,41 @@ std::vector<Extras> stage_choices(const Model& model, const Device& device, cons
 // another beats in every chunk is never faster). kInf when no plan fits.
 double independent_optimum(const Model& model, const Device& device, const Plan& shape,
                            const std::vector<int>& options) {
-  const int L = model.layer_count(), pp = shape.pp_degree, V = shape.virtual_stages();
+  const int L = model.layer_count(), pp = shape.pp_degree;
   double best = kInf;
-  std::vector<int> sizes(static_cast<std::size_t>(V));
-  std::function<void(int, int)> partition = [&](int v, int start) {
-    if (v == V - 1) {
-      sizes[static_cast<std::size_t>(v)] = L - start;
-      if (L - start < 1 || start > model.body_end() || sizes[0] < model.pinned_first) return;
-      Plan plan = shape;
-      plan.stage_layers = sizes;
-      plan.recompute.assign(static_cast<std::size_t>(L), -1);
-      const std::vector<VirtualStageCost> base = virtual_stage_costs(model, device, plan);
-      std::vector<std::vector<Extras>> choices;
-      for (int s = 0; s < pp; ++s) {
-        std::vector<std::pair<int, int>> chunks;
-        for (int c = 0; c < shape.vpp_degree; ++c) {
-          const int u = shape.virtual_stage(s, c);
-          int a = 0;
-          for (int k = 0; k < u; ++k) a += sizes[static_cast<std::size_t>(k)];
-          chunks.emplace_back(a, a + sizes[static_cast<std::size_t>(u)]);
-        }
-        choices.push_back(stage_choices(model, device, plan, s, chunks, options));
-        if (choices.back().empty()) return;
+  for_each_partition(model, shape.virtual_stages(), [&](const std::vector<int>& sizes) {
+    Plan plan = shape;
+    plan.stage_layers = sizes;
+    plan.recompute.assign(static_cast<std::size_t>(L), -1);
+    const std::vector<VirtualStageCost> base = virtual_stage_costs(model, device, plan);
+    std::vector<std::vector<Extras>> choices;
+    for (int s = 0; s < pp; ++s) {
+      std::vector<std::pair<int, int>> chunks;
+      for (int c = 0; c < shape.vpp_degree; ++c) {
+        const int u = shape.virtual_stage(s, c);
+        int a = 0;
+        for (int k = 0; k < u; ++k) a += sizes[static_cast<std::size_t>(k)];
+        chunks.emplace_back(a, a + sizes[static_cast<std::size_t>(u)]);
       }
-      SimulationInput in;
-      static_cast<PipelineShape&>(in) = shape;
-      std::vector<std::size_t> pick(static_cast<std::size_t>(pp), 0);
-      for (;;) {
-        in.costs = base;
-        for (int s = 0; s < pp; ++s)
-          for (int c = 0; c < shape.vpp_degree; ++c)
-            in.costs[static_cast<std::size_t>(shape.virtual_stage(s, c))].backward_ms +=
-                choices[static_cast<std::size_t>(s)][pick[static_cast<std::size_t>(s)]][static_cast<std::size_t>(c)];
-        best = std::min(best, simulate(in).step_time_ms);
-        int s = 0;  // the next combination, stage 0 fastest
-        while (s < pp && ++pick[static_cast<std::size_t>(s)] == choices[static_cast<std::size_t>(s)].size())
-          pick[static_cast<std::size_t>(s++)] = 0;
-        if (s == pp) break;
-      }
-      return;
+      choices.push_back(stage_choices(model, device, plan, s, chunks, options));
+      if (choices.back().empty()) return;
     }
-    for (int n = 1; start + n <= L - (V - 1 - v); ++n) {
-      if (v == 0 && n < model.pinned_first) continue;
-      if (start + n > model.body_end()) break;
-      sizes[static_cast<std::size_t>(v)] = n;
-      partition(v + 1, start + n);
+    SimulationInput in;
+    static_cast<PipelineShape&>(in) = shape;
+    std::vector<std::size_t> pick(static_cast<std::size_t>(pp), 0);
+    for (;;) {
+      in.costs = base;
+      for (int s = 0; s < pp; ++s)
+        for (int c = 0; c < shape.vpp_degree; ++c)
+          in.costs[static_cast<std::size_t>(shape.virtual_stage(s, c))].backward_ms +=
+              choices[static_cast<std::size_t>(s)][pick[static_cast<std::size_t>(s)]][static_cast<std::size_t>(c)];
+      best = std::min(best, simulate(in).step_time_ms);
+      int s = 0;  // the next combination, stage 0 fastest
+      while (s < pp && ++pick[static_cast<std::size_t>(s)] == choices[static_cast<std::size_t>(s)].size())
+        pick[static_cast<std::size_t>(s++)] = 0;
+      if (s == pp) break;
     }
-  };
-  partition(0, 0);
+  });
   return best;
 }
 

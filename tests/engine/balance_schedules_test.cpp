@@ -328,36 +328,24 @@ double independent_optimum(const Model& model, const Device& device, const Plan&
                            const std::vector<int>& options) {
   const int L = model.layer_count(), pp = shape.pp_degree;
   double best = std::numeric_limits<double>::infinity();
-  std::vector<int> sizes(static_cast<std::size_t>(pp));
-  std::function<void(int, int)> partition = [&](int v, int start) {
-    if (v == pp - 1) {
-      sizes[static_cast<std::size_t>(v)] = L - start;
-      if (L - start < 1 || start > model.body_end() || sizes[0] < model.pinned_first) return;
-      Plan plan = shape;
-      plan.stage_layers = sizes;
-      plan.recompute.assign(static_cast<std::size_t>(L), -1);
-      std::vector<VirtualStageCost> costs = virtual_stage_costs(model, device, plan);
-      int a = 0;
-      for (int s = 0; s < pp; ++s) {
-        const int b = a + sizes[static_cast<std::size_t>(s)];
-        const double extra = least_stage_extra(model, device, plan, s, a, b, options);
-        if (extra == std::numeric_limits<double>::infinity()) return;
-        costs[static_cast<std::size_t>(s)].backward_ms += extra;
-        a = b;
-      }
-      SimulationInput in;
-      static_cast<PipelineShape&>(in) = shape;
-      in.costs = costs;
-      best = std::min(best, simulate(in).step_time_ms);
-      return;
+  for_each_partition(model, pp, [&](const std::vector<int>& sizes) {
+    Plan plan = shape;
+    plan.stage_layers = sizes;
+    plan.recompute.assign(static_cast<std::size_t>(L), -1);
+    std::vector<VirtualStageCost> costs = virtual_stage_costs(model, device, plan);
+    int a = 0;
+    for (int s = 0; s < pp; ++s) {
+      const int b = a + sizes[static_cast<std::size_t>(s)];
+      const double extra = least_stage_extra(model, device, plan, s, a, b, options);
+      if (extra == std::numeric_limits<double>::infinity()) return;
+      costs[static_cast<std::size_t>(s)].backward_ms += extra;
+      a = b;
     }
-    for (int n = 1; start + n <= L - (pp - 1 - v); ++n) {
-      if (start + n > model.body_end()) break;
-      sizes[static_cast<std::size_t>(v)] = n;
-      partition(v + 1, start + n);
-    }
-  };
-  partition(0, 0);
+    SimulationInput in;
+    static_cast<PipelineShape&>(in) = shape;
+    in.costs = costs;
+    best = std::min(best, simulate(in).step_time_ms);
+  });
   return best;
 }
 

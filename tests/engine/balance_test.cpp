@@ -347,24 +347,12 @@ TEST(Balance, NothingFitsGivesThePlanOverTheLimitByTheLeast) {
       return worst;
     };
     double best = 1e300;
-    const int L = model.layer_count(), V = pp;
-    std::vector<int> stage_layers(static_cast<std::size_t>(V));
-    std::function<void(int, int)> partition = [&](int v, int start) {
-      if (v == V - 1) {
-        stage_layers[static_cast<std::size_t>(v)] = L - start;
-        if (L - start < 1 || (V > 1 && start > model.body_end()) || stage_layers[0] < model.pinned_first) return;
-        Plan plan = shape;
-        plan.stage_layers = stage_layers;
-        plan.recompute = least;
-        best = std::min(best, overshoot(plan));
-        return;
-      }
-      for (int n = 1; start + n <= L - (V - 1 - v) && start + n <= model.body_end(); ++n) {
-        stage_layers[static_cast<std::size_t>(v)] = n;
-        partition(v + 1, start + n);
-      }
-    };
-    partition(0, 0);
+    for_each_partition(model, pp, [&](const std::vector<int>& stage_layers) {
+      Plan plan = shape;
+      plan.stage_layers = stage_layers;
+      plan.recompute = least;
+      best = std::min(best, overshoot(plan));
+    });
     BalanceOptions opt;
     opt.recompute_options = {0, 1};
     opt.components = components;

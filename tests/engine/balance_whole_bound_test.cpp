@@ -187,6 +187,25 @@ struct SteppingClock {
   }
 };
 
+// A random model of `layers` layers on the case's shape (its micro batches picked by the trial's number) and a
+// device whose limit lies between loose and tight, for the searches below.
+struct Trial {
+  Model model;
+  Plan shape;
+  Device device;
+};
+Trial random_trial(std::mt19937& rng, const Case& c, int layers, int trial) {
+  Trial t;
+  t.model = random_model(rng, layers);
+  t.shape =
+      shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
+  t.device = random_device(rng);
+  std::uniform_real_distribution<double> tightness(0.8, 2.0);
+  t.device.memory_limit_mib = limit_between(
+      t.model, std::min<double>(c.pp, static_cast<double>(t.shape.micro_batch_num)), c.pp, tightness(rng));
+  return t;
+}
+
 // The parts a branch and bound stands on for one problem, set up as balance() sets them up (in one slice without a
 // limit), and the search on them: its whole-plan bound built after `whole_after` nodes, started without an incumbent
 // so that it must reach the optimum itself. `sliced`: the setup's slice is closed, for the caller to step the search
@@ -231,13 +250,7 @@ TEST(BalanceWholeBound, SearchWithItFromTheFirstNodeFindsTheExhaustiveOptimum) {
     int checked = 0;
     for (int trial = 0; trial < 10; ++trial) {
       const int V = c.pp * c.vpp;
-      const Model model = random_model(rng, std::max(6, V + 1));
-      const Plan shape =
-          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
-      Device device = random_device(rng);
-      std::uniform_real_distribution<double> tightness(0.8, 2.0);
-      device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, static_cast<double>(shape.micro_batch_num)),
-                                              c.pp, tightness(rng));
+      const auto [model, shape, device] = random_trial(rng, c, std::max(6, V + 1), trial);
       BalanceOptions options;
       options.recompute_options = {0, 1};
       const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
@@ -271,13 +284,7 @@ TEST(BalanceWholeBound, SearchBuildingItPartWayInSlicesFindsTheExhaustiveOptimum
     int checked = 0, built = 0;
     for (int trial = 0; trial < 8; ++trial) {
       const int V = c.pp * c.vpp;
-      const Model model = random_model(rng, V + 2);
-      const Plan shape =
-          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
-      Device device = random_device(rng);
-      std::uniform_real_distribution<double> tightness(0.8, 2.0);
-      device.memory_limit_mib = limit_between(model, std::min<double>(c.pp, static_cast<double>(shape.micro_batch_num)),
-                                              c.pp, tightness(rng));
+      const auto [model, shape, device] = random_trial(rng, c, V + 2, trial);
       SteppingClock clock;
       BalanceOptions options;
       options.recompute_options = {0, 1};

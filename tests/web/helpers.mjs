@@ -2,6 +2,7 @@
 // that record every console error, page error, dialog and Content-Security-Policy violation, so each test can
 // assert that none happened. Needs the built site (build/site with ppb_engine.js/.wasm) and /usr/bin/chromium.
 import { access, readFile } from 'node:fs/promises';
+import { after, before } from 'node:test';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -208,4 +209,25 @@ export async function loadAtScale(page, url) {
   await choose(page, 'partition', 'even');
   await setField(page, '#pp-degree', '32');
   await setField(page, '#micro-batch-num', '256');
+}
+
+/**
+ * For a test file whose tests share one page at the timeline's scale case: registers the hooks that start the site,
+ * open the page and load the case (loadAtScale) before the file's tests, and close the site after them. The object's
+ * `open` is the page once the hook has run.
+ * @returns {{open: OpenPage}}
+ */
+export function pageAtScale() {
+  /** @type {Awaited<ReturnType<typeof startSite>> | undefined} */
+  let site;
+  const shared = /** @type {{open: OpenPage}} */ ({});
+  before(async () => {
+    site = await startSite();
+    shared.open = await openPage(site.browser);
+    await loadAtScale(shared.open.page, site.url);
+  });
+  after(async () => {
+    await site?.close();
+  });
+  return shared;
 }

@@ -3,26 +3,13 @@
 // forward operation is still its own run, where the time scale puts it; the numbers in the paths are written in
 // tenths by integer arithmetic; and the debounce helper runs its work once per quiet moment or frame.
 // (Frame times themselves are measured by bench/page-frames.mjs, not here: timings belong in benchmarks.)
-import { after, before, test, mock } from 'node:test';
+import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, loadAtScale, lastResponse } from './helpers.mjs';
+import { pageAtScale, lastResponse } from './helpers.mjs';
 import { decimal, tenths } from '../../web/js/views/timeline.js';
 import { debounce } from '../../web/js/debounce.js';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await loadAtScale(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = pageAtScale();
 
 test('numbers in tenths, written by integer arithmetic', () => {
   // Whole tenths as text: 1234 tenths are 123.4; a whole number has no decimal point; the sign is kept.
@@ -94,7 +81,7 @@ test('debounce per frame: calls before the next frame join one run', () => {
 });
 
 test('zoom and pan patch the charts in place, and the result is the same as a fresh drawing of the view', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   assert.equal(result.timeline.length, 32 * 256 * 2, 'pp 32 x 256 micro batches x (F, B)');
   const differences = await page.evaluate(async () => {
@@ -144,7 +131,7 @@ test('zoom and pan patch the charts in place, and the result is the same as a fr
 });
 
 test('at the whole step every forward operation is its own run, placed by the time scale', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.click('#zoom-reset');
   const result = (await lastResponse(page)).result;
   const step = result.step_time_ms;
@@ -196,7 +183,7 @@ test('at the whole step every forward operation is its own run, placed by the ti
 });
 
 test('the memory line of the peak stage, in whole pixels relative to the pen, spans the step and reaches the peak ring', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   await page.click('#zoom-reset');
   // Both charts are drawn in the same frame: the timeline's window says which.

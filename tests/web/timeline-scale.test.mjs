@@ -2,24 +2,11 @@
 // layout, a zoom or pan that would show the same window draws nothing, the zoom stops at its limit with every axis
 // label distinct, and the memory chart names its peak stage and lets a person pick and highlight stages.
 // (Frame times are measured by bench/page-frames.mjs, not here: timings belong in benchmarks.)
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, loadAtScale, lastResponse, waitForState } from './helpers.mjs';
+import { pageAtScale, lastResponse, waitForState } from './helpers.mjs';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await loadAtScale(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = pageAtScale();
 
 /**
  * Sends wheel events to the timeline, one per frame, and counts what they cost: layout reads (the size and
@@ -69,7 +56,7 @@ const wheel = (page, events) => page.evaluate(async (list) => {
 }, events);
 
 test('16,384 operations: wheel zoom and pan read no layout, and a view that does not change is not drawn again', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   assert.equal(result.timeline.length, 32 * 256 * 2, 'pp 32 x 256 micro batches x (F, B)');
   // The first event may place the box once; after that nothing is read from layout.
@@ -87,7 +74,7 @@ test('16,384 operations: wheel zoom and pan read no layout, and a view that does
 });
 
 test('zoom stops at its limit, where every label of the time axes still differs', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   await page.focus('#timeline-box');
   let previous = '';
@@ -116,7 +103,7 @@ test('zoom stops at its limit, where every label of the time axes still differs'
 });
 
 test('the memory chart names its peak stage and lets a person pick and highlight stages', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   /** @type {number} */
   const peak = result.stages.reduce((/** @type {number} */ best, /** @type {any} */ st, /** @type {number} */ i) => (st.memory.peak_mib > result.stages[best].memory.peak_mib ? i : best), 0);
@@ -144,5 +131,5 @@ test('the memory chart names its peak stage and lets a person pick and highlight
   await page.click('#memory-stages [data-stages="all"]');
   assert.equal(await page.locator('svg#memory path.memory-line').count(), 32);
   await waitForState(page);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
