@@ -19,6 +19,7 @@
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 #include "suffix_bound.hpp"
+#include "threshold_bound.hpp"
 
 namespace ppb {
 namespace {
@@ -89,7 +90,7 @@ std::string why_inexact(const BalanceProblem& problem, const StageRecompute& rec
 }  // namespace
 
 struct Balancer::Impl {
-  enum class Phase { least_over, exact_table, relaxed_table, incumbents, local_search, search, done };
+  enum class Phase { least_over, exact_table, relaxed_table, incumbents, local_search, threshold, search, done };
 
   Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
       : problem(model, device, shape, options),
@@ -99,6 +100,7 @@ struct Balancer::Impl {
         bounds(problem),
         price(problem),
         suffix(problem, recompute, frontiers, bounds, price),
+        threshold(problem, recompute, bounds),
         search(problem, recompute, frontiers, bounds, suffix, price, budget) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
@@ -146,14 +148,21 @@ struct Balancer::Impl {
   StageBounds bounds;
   RecomputePrice price;
   SuffixBound suffix;
+  ThresholdBound threshold;
   BranchAndBound search;
   std::optional<LeastOverSweep> sweep;
   std::optional<LeastOver> over;  // the plan over the limit by the least, when known
   Phase phase = Phase::least_over;
   Table table = Table::exact;
-  double half_ms = 0;                  // the end of the exact table's share of the budget
-  double local_until_ms = 0;           // the end of the local search's share
-  double table_bound = 0;              // suffix(0, 0): what the table proves of every plan
+  double half_ms = 0;         // the end of the exact table's share of the budget
+  double local_until_ms = 0;  // the end of the local search's share
+  double table_bound = 0;     // what the tables prove of every plan: suffix(0, 0), raised by the threshold tests
+  // The threshold tests: every plan is at least `below`; some plan's stage bounds are all under `above`;
+  // tests done; the end of their share of the budget; whether the test running is the one at the cut.
+  double below = 0, above = kInf;
+  int tests = 0;
+  double threshold_until_ms = 0;
+  bool final_test = false;
   std::optional<BalancePhase> record;  // the phase running
   BalanceResult result;
 };
@@ -238,6 +247,52 @@ void Balancer::Impl::run_phases() {
         if (status == PhaseStatus::paused) return;
         close_phase(status == PhaseStatus::done);
         table_bound = suffix.at(0, 0);
+        phase = Phase::threshold;
+        break;
+      }
+      // With one chunk per stage and the exact table: threshold tests (threshold_bound.hpp), first at
+      // the cut (when no plan's stage bounds are all below it, the best plan is proven), then by
+      // bisection between the table's bound and the cut, for the lower bound the answer states when
+      // the search cannot finish, and last at the cut again, whose tables the search then cuts with.
+      // An eighth of what is left of the budget.
+      case Phase::threshold: {
+        const double cut = search.best_time() / (1.0 + options.tolerance);
+        if (!record) {
+          if (table != Table::exact || problem.V != problem.pp || !(cut < kInf) || table_bound >= cut) {
+            search.start(table_bound);
+            phase = Phase::search;
+            break;
+          }
+          open_phase("threshold test");
+          threshold_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 8;
+          below = table_bound;
+          above = cut;
+          tests = 0;
+          final_test = true;
+          threshold.start(cut);
+        }
+        bool ready = false;
+        for (;;) {
+          const PhaseStatus status = threshold.step(budget);
+          if (status == PhaseStatus::paused) return;
+          if (status == PhaseStatus::given_up) break;
+          ++tests;
+          const double t = threshold.target();
+          if (threshold.rules_out_every_plan()) {
+            below = std::max(below, t);
+          } else {
+            above = std::min(above, t);
+          }
+          if (final_test && (tests > 1 || below >= cut)) {
+            ready = true;
+            break;
+          }
+          final_test = above - below <= 1e-4 * above || tests >= 12 || budget.past(threshold_until_ms);
+          threshold.start(final_test ? cut : below + 0.5 * (above - below));
+        }
+        close_phase(ready);
+        table_bound = std::max(table_bound, below);
+        if (ready) search.use_threshold(&threshold);
         search.start(table_bound);
         phase = Phase::search;
         break;
@@ -323,8 +378,14 @@ void Balancer::Impl::finish(Stop stop) {
 }
 
 BalanceProgress Balancer::Impl::progress() const {
-  static const char* const names[] = {
-      "least over", "exact bound table", "relaxed bound table", "incumbents", "local search", "search", "done"};
+  static const char* const names[] = {"least over",
+                                      "exact bound table",
+                                      "relaxed bound table",
+                                      "incumbents",
+                                      "local search",
+                                      "threshold test",
+                                      "search",
+                                      "done"};
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];
   out.nodes = budget.nodes();

@@ -153,18 +153,34 @@ double BranchAndBound::open_bound() const {
 // known, so its bound can only have grown since.
 double BranchAndBound::prefix_bound(int v, int a) const {
   if (v == 0 || p_.V != p_.pp) return 0;
+  // With a threshold test, the plans below its target have the least later recompute among the
+  // completions that pass it, and the others are at least the target.
+  double later_extra = suffix_.least_extra(v)[static_cast<std::size_t>(a)], ceiling = kInf;
+  if (threshold_) {
+    ceiling = threshold_->target();
+    const double passing = threshold_->after(v)[static_cast<std::size_t>(a)];
+    if (passing == kInf) return ceiling;
+    later_extra = std::max(later_extra, passing);
+  }
   double later = p_.range(p_.prefix_f, a, p_.L) + p_.range(p_.prefix_b, a, p_.L) -
-                 (p_.split ? p_.range(p_.prefix_w, a, p_.L) : 0) + 2.0 * (p_.pp - 1 - v) * p_.min_send +
-                 suffix_.least_extra(v)[static_cast<std::size_t>(a)];
+                 (p_.split ? p_.range(p_.prefix_w, a, p_.L) : 0) + 2.0 * (p_.pp - 1 - v) * p_.min_send + later_extra;
   double bound = 0;
+  // The windows of stages k..v - 1 (stage_bounds.hpp, chain): those ending before v - 1 were bounded
+  // at the nodes above. `within` is the round trip through stages k + 1..v - 1.
+  double within = 0;
   for (int k = v - 1; k >= 0; --k) {
     const VirtualStageCost& c = costs_[static_cast<std::size_t>(k)];
     later += 2 * c.send_ms;  // to stage k + 1 and back
     const double pf = stage_pf_[static_cast<std::size_t>(k)], pb = stage_pb_[static_cast<std::size_t>(k)];
     bound = std::max(bound, bounds_.from_costs(k, pf, pb, c.forward_ms, c.backward_ms, later).strong);
+    if (k < v - 1 && v < p_.pp && bounds_.has_windows(k)) {
+      within += 2 * c.send_ms;
+      bound = std::max(bound, bounds_.window(k, pf, pb, c.forward_ms, c.backward_ms, later, within, v - k));
+    }
     later += c.forward_ms + c.backward_ms - (p_.split ? c.weight_ms : 0);
+    within += c.forward_ms + c.backward_ms;
   }
-  return bound;
+  return std::min(bound, ceiling);
 }
 
 // The work of layers [x, y) on a stage: forward and backward, less the communication an F&B pair can
@@ -358,6 +374,7 @@ void BranchAndBound::expand(Frame& f) {
     const bool drain_additive = p_.drain_additive;
     const double later_sends = (v + 1) * p_.min_send;
     const double* const later_extra = suffix_.least_extra(v + 1);
+    const ThresholdBound* const threshold = threshold_;
     const int last = p_.last_end(v);
     const int first = p_.first_end(v, a);
     for (int b = first; b <= last; ++b) {
@@ -368,8 +385,16 @@ void BranchAndBound::expand(Frame& f) {
       }
       const double extra = recompute_.one_extra(chunk_memory, a, b);
       if (!(extra < kInf)) break;  // more layers only need more memory
-      const Bounds term = bounds_.stage(s, pf, pb, a, b, extra, later_extra[static_cast<std::size_t>(b)]);
+      Bounds term = bounds_.stage(s, pf, pb, a, b, extra, later_extra[static_cast<std::size_t>(b)]);
       if (std::max(bound, term.growing) >= cut_now) break;  // only grows with b
+      if (threshold) {  // no completion below the target (at least the cut): every plan here is above it
+        const double passing = threshold->after(v + 1)[static_cast<std::size_t>(b)];
+        if (passing == kInf) continue;
+        const double send_back = 2 * threshold->send_excess(v, b);
+        term.strong =
+            std::max(term.strong,
+                     std::min(threshold->target(), bounds_.stage(s, pf, pb, a, b, extra, send_back + passing).strong));
+      }
       const auto ub = static_cast<std::size_t>(b), ua = static_cast<std::size_t>(a);
       const double send = v + 1 < p_.V ? p_.send_after(b) : 0;
       const double fill = pf + (prefix_f[ub] - prefix_f[ua]) + send - (prefix_f[ub] + later_sends);

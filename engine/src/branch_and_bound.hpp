@@ -16,6 +16,7 @@
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 #include "suffix_bound.hpp"
+#include "threshold_bound.hpp"
 #include "whole_plan_bound.hpp"
 
 namespace ppb::balancer {
@@ -34,6 +35,9 @@ class BranchAndBound {
   // move helps (done), at `until_ms` of time spent or the budget (given up), or at the end of the
   // slice (paused; the next call goes on).
   PhaseStatus improve_locally(double until_ms);
+  // One chunk per stage: a threshold test done at a target no less than the cut (threshold_bound.hpp),
+  // whose tables then bound every node: a branch with no completion below the target is cut.
+  void use_threshold(const ThresholdBound* threshold) { threshold_ = threshold; }
   // Starts the search at the root, every plan bounded below by `root_bound`.
   void start(double root_bound);
   // Visits nodes, depth first, until every partition not ruled out has been searched (done), the
@@ -100,6 +104,7 @@ class BranchAndBound {
   FrontierCache& frontiers_;
   StageBounds& bounds_;
   const SuffixBound& suffix_;
+  const ThresholdBound* threshold_ = nullptr;
   Budget& budget_;
   // The partial plan: stage ends, each physical stage's chunks so far, the prefix times before each
   // physical stage (pf forward, pb backward) and the costs of the virtual stages chosen.

@@ -56,8 +56,10 @@ class StageBounds {
     double timeline;
     if (nf < m) {
       timeline = pf + std::max(nf * f, f + later) + (m - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
-      if (p_.shape.schedule == Schedule::one_f_one_b && nf > 1)
+      if (p_.shape.schedule == Schedule::one_f_one_b && nf > 1) {
         timeline = std::max(timeline, pf + cycles(nf, f, full_b, later));
+        timeline = std::max(timeline, pf + chain(nf, f, full_b, later, later, nf));
+      }
     } else {  // every forward before the first backward: F(m-1) ends by m f, B0 waits f + later
       timeline = pf + std::max({m * (f + full_b), f + later + m * full_b, m * f + later + full_b});
     }
@@ -80,6 +82,43 @@ class StageBounds {
     const double n = std::floor((m - 1 - w) / (d + 1));
     const double j = w + n * (d + 1);
     return (w + 1) * f + n * std::max((d + 1) * (f + b), f + b + later) + (m - 1 - j) * f + (m - j + w) * b;
+  }
+
+  // 1f1b's steady state between its two waits. Stage s's first backward waits for its nf forwards
+  // and for micro batch 0's round trip `later`; F(nf) follows it. From there, with a window of stages
+  // s..k (delta = k - s + 1 of them; k = pp - 1 is the whole pipeline, delta = nf) whose round trip is
+  // `within` (the forward and backward of stages s + 1..k, the transfers between s and k both ways):
+  // on stage k the forward of micro batch x is followed by the backward of x - (pp - 1 - k), whose
+  // gradient reaches s as the backward that precedes F(x + delta) there, so from the end of F(x) to
+  // the end of F(x + delta) stage s takes at least
+  //     P = max(delta (f + b), f + b + within)
+  // (its own delta forward-backward pairs, or that round trip, then B and F). n = floor((m - 1 - nf)
+  // / delta) such steps from F(nf) reach F(j), j = nf + n delta; then m - 1 - j pairs up to the last
+  // forward, after which the stage runs its last nf backwards, the last of them after micro batch
+  // m - 1's round trip:
+  //     max(nf f, f + later) + b + f + n P + (m - 1 - j)(f + b) + max(nf b, later + b).
+  // A heavy window of stages followed by light ones slows every stage before it, although the round
+  // trip through the whole pipeline does not show it: the windows are what the plan bound and the
+  // search's re-bounding of chosen stages add (window()); the whole one is part of every stage bound.
+  // Needs nf < m (a steady state) and 1 < nf.
+  [[nodiscard]] double chain(double nf, double f, double b, double later, double within, double delta) const {
+    const double m = p_.m;
+    const double n = std::floor((m - 1 - nf) / delta);
+    const double j = nf + n * delta;
+    return std::max(nf * f, f + later) + b + f + n * std::max(delta * (f + b), f + b + within) + (m - 1 - j) * (f + b) +
+           std::max(nf * b, later + b);
+  }
+  // Whether window bounds apply to stage s: 1f1b, one chunk per stage, a steady state.
+  [[nodiscard]] bool has_windows(int s) const {
+    const double nf = p_.forwards_before_backward[static_cast<std::size_t>(s)];
+    return p_.V == p_.pp && p_.shape.schedule == Schedule::one_f_one_b && nf > 1 && nf < p_.m && nf == p_.pp - s;
+  }
+  // Stage s's bound from the window s..s + delta - 1 (2 <= delta < pp - s) whose round trip is `within`.
+  [[nodiscard]] double window(int s, double pf, double pb, double f, double full_b, double later, double within,
+                              int delta) const {
+    const double nf = p_.forwards_before_backward[static_cast<std::size_t>(s)];
+    const double drain = p_.split ? 0 : pb;
+    return pf + chain(nf, f, full_b, later, within, delta) + std::max(drain, p_.tail[static_cast<std::size_t>(s)]);
   }
 
   // The bound of a complete plan (one chunk per stage) from its exact stage costs; 0 for vpp > 1.

@@ -21,19 +21,21 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
   a_ = L;
   mark_ms_ = now_ms;
   mark_row_ = L;
+  pace_ms_ = std::max(1.0, (until_ms - now_ms) / 32);
 }
 
 PhaseStatus SuffixBound::step(Budget& budget) {
   const int V = p_.V, pp = p_.pp;
-  // The pace is measured over at least kPaceMs; rows further from the end scan more ends, so the
-  // projection from the latest rows is, if anything, too hopeful.
-  constexpr double kPaceMs = 1.0;
+  // The pace is measured over at least a 32nd of the table's share of the budget (a pause of the
+  // machine or one costly frontier in a shorter window would give a table up that finishes well in
+  // time); rows further from the end scan more ends, so the projection from the latest rows is, if
+  // anything, too hopeful.
   // Start layer outermost (descending), so each start's frontier chain is used in one burst.
   for (; a_ >= 0; --a_) {
     const int a = a_;
     const double now_ms = budget.elapsed_ms();
     if (now_ms > until_ms_) return PhaseStatus::given_up;
-    if (mark_row_ > a && now_ms - mark_ms_ >= kPaceMs) {
+    if (mark_row_ > a && now_ms - mark_ms_ >= pace_ms_) {
       const double per_row_ms = (now_ms - mark_ms_) / (mark_row_ - a);
       if (now_ms + per_row_ms * (a + 1) > until_ms_) return PhaseStatus::given_up;
       mark_ms_ = now_ms;

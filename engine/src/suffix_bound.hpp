@@ -59,6 +59,7 @@ class SuffixBound {
   int a_ = -1;
   double mark_ms_ = 0;
   int mark_row_ = 0;
+  double pace_ms_ = 1;  // the shortest window the pace is measured over
 };
 
 }  // namespace ppb::balancer

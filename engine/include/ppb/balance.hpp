@@ -48,7 +48,7 @@ struct BalanceOptions {
 
 // One phase of a balance, in the order they run: "least over" (whether any plan fits, and the plan
 // over the limit by the least), "exact bound table", "relaxed bound table", "incumbents", "local search",
-// "search".
+// "threshold test" (one chunk per stage with the exact table), "search".
 struct BalancePhase {
   std::string name;
   double start_ms = 0;  // since the balance started, on its clock
