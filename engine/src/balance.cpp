@@ -237,11 +237,11 @@ void Balancer::Impl::run_phases() {
         phase = Phase::local_search;
         break;
       }
-      // A local search from the best incumbent gets a tenth of what is left of the budget.
+      // A local search from the best incumbent gets a fifth of what is left of the budget.
       case Phase::local_search: {
         if (!record) {
           open_phase("local search");
-          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 10;
+          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 5;
         }
         const PhaseStatus status = search.improve_locally(local_until_ms);
         if (status == PhaseStatus::paused) return;
@@ -254,7 +254,7 @@ void Balancer::Impl::run_phases() {
       // the cut (when no plan's stage bounds are all below it, the best plan is proven), then by
       // bisection between the table's bound and the cut, for the lower bound the answer states when
       // the search cannot finish, and last at the cut again, whose tables the search then cuts with.
-      // An eighth of what is left of the budget.
+      // A third of what is left of the budget.
       case Phase::threshold: {
         const double cut = search.best_time() / (1.0 + options.tolerance);
         if (!record) {
@@ -264,7 +264,7 @@ void Balancer::Impl::run_phases() {
             break;
           }
           open_phase("threshold test");
-          threshold_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 8;
+          threshold_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
           below = table_bound;
           above = cut;
           tests = 0;

@@ -35,20 +35,23 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
 PhaseStatus BranchAndBound::improve_locally(double until_ms) {
   if (best_ends_.empty()) return PhaseStatus::done;
   // One layer moves from stage j to stage i (step +1, i < j) or back (step -1): the boundaries
-  // between them shift by one, the stages between keep their sizes. Passes over every move until
-  // one changes nothing; the cursor (move_) survives the end of a slice.
-  const auto moves = static_cast<std::int64_t>(p_.V) * (p_.V - 1);  // (i, j) pairs, both steps
+  // between them shift by one, the stages between keep their sizes. Passes over every move, nearest
+  // stages first (a layer between neighbours is the move that helps most often, and with many stages
+  // a pass over every pair is long), until one changes nothing; the cursor (move_ and its pair
+  // distance_, first_) survives the end of a slice.
   for (;;) {
-    if (move_ == moves) {
-      if (!moved_) return PhaseStatus::done;
-      move_ = 0;
-      moved_ = false;
+    if (first_ + distance_ >= p_.V) {  // the pairs at this distance are done
+      first_ = 0;
+      if (++distance_ >= p_.V) {
+        if (!moved_) return PhaseStatus::done;
+        distance_ = 1;
+        moved_ = false;
+      }
+      continue;
     }
-    const int pair = static_cast<int>(move_ / 2);
-    const int i = pair / p_.V, j = pair % p_.V;
+    const int i = first_, j = first_ + distance_;
     const int step = move_ % 2 == 0 ? -1 : 1;
-    ++move_;
-    if (j <= i) continue;
+    if (++move_ % 2 == 0) ++first_;
     // A plan costs about a node per stage; the clock is read by that work.
     if (budget_.tick(p_.V)) return PhaseStatus::given_up;
     std::vector<int> ends = best_ends_;
@@ -56,7 +59,7 @@ PhaseStatus BranchAndBound::improve_locally(double until_ms) {
     const double before = best_time_;
     try_plan(ends);
     moved_ = moved_ || best_time_ < before;
-    if (move_ % p_.V == 0 && budget_.past(until_ms)) return PhaseStatus::given_up;
+    if (move_ % (2 * p_.V) == 0 && budget_.past(until_ms)) return PhaseStatus::given_up;
     if (budget_.slice_over()) return PhaseStatus::paused;
   }
 }

@@ -148,8 +148,11 @@ class BranchAndBound {
   double best_time_ = kInf;
   double cut_ = kInf;
   std::vector<int> best_ends_;
-  std::int64_t move_ = 0;  // improve_locally: the next move, 2 (i V + j) + (step > 0)
-  bool moved_ = false;     // improve_locally: a move of this pass made the plan faster
+  // improve_locally: moves tried (even: the next is step -1, odd: step +1) and the next pair of
+  // stages, first_ and first_ + distance_.
+  std::int64_t move_ = 0;
+  int first_ = 0, distance_ = 1;
+  bool moved_ = false;  // improve_locally: a move of this pass made the plan faster
   std::int64_t simulations_ = 0;
   // The whole-plan bound (whole_plan_bound.hpp), with several chunks per stage (one chunk has the
   // suffix table, which bounds every node better, docs/ppb.md): built, and its ascent run, once the
