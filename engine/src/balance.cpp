@@ -90,7 +90,17 @@ std::string why_inexact(const BalanceProblem& problem, const StageRecompute& rec
 }  // namespace
 
 struct Balancer::Impl {
-  enum class Phase { least_over, exact_table, relaxed_table, incumbents, local_search, threshold, search, done };
+  enum class Phase {
+    least_over,
+    exact_table,
+    relaxed_table,
+    incumbents,
+    local_search,
+    threshold,
+    search,
+    bisection,
+    done
+  };
 
   Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
       : problem(model, device, shape, options),
@@ -158,8 +168,11 @@ struct Balancer::Impl {
   double local_until_ms = 0;  // the end of the local search's share
   double table_bound = 0;     // what the tables prove of every plan: suffix(0, 0), raised by the threshold tests
   // The threshold tests: every plan is at least `below`; some plan's stage bounds are all under `above`;
-  // tests done; the end of their share of the budget; whether the test running is the one at the cut.
+  // whether the bisection is still to run; its tests done, the end of its share of the budget, and
+  // whether the test running is the one at the cut.
+  static constexpr std::int64_t kBisectAfterNodes = 20'000;
   double below = 0, above = kInf;
+  bool bisect_pending = false;
   int tests = 0;
   double threshold_until_ms = 0;
   bool final_test = false;
@@ -237,11 +250,11 @@ void Balancer::Impl::run_phases() {
         phase = Phase::local_search;
         break;
       }
-      // A local search from the best incumbent gets a fifth of what is left of the budget.
+      // A local search from the best incumbent gets a third of what is left of the budget.
       case Phase::local_search: {
         if (!record) {
           open_phase("local search");
-          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 5;
+          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
         }
         const PhaseStatus status = search.improve_locally(local_until_ms);
         if (status == PhaseStatus::paused) return;
@@ -250,11 +263,9 @@ void Balancer::Impl::run_phases() {
         phase = Phase::threshold;
         break;
       }
-      // With one chunk per stage and the exact table: threshold tests (threshold_bound.hpp), first at
-      // the cut (when no plan's stage bounds are all below it, the best plan is proven), then by
-      // bisection between the table's bound and the cut, for the lower bound the answer states when
-      // the search cannot finish, and last at the cut again, whose tables the search then cuts with.
-      // A third of what is left of the budget.
+      // With one chunk per stage and the exact table: a threshold test (threshold_bound.hpp) at the cut.
+      // When no plan's stage bounds are all below it, the best plan is proven; otherwise its tables
+      // cut the search's branches.
       case Phase::threshold: {
         const double cut = search.best_time() / (1.0 + options.tolerance);
         if (!record) {
@@ -264,12 +275,56 @@ void Balancer::Impl::run_phases() {
             break;
           }
           open_phase("threshold test");
-          threshold_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
-          below = table_bound;
-          above = cut;
-          tests = 0;
-          final_test = true;
           threshold.start(cut);
+        }
+        const PhaseStatus status = threshold.step(budget);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        below = table_bound;
+        above = cut;
+        if (status == PhaseStatus::done) {
+          if (threshold.rules_out_every_plan())
+            below = cut;
+          else
+            above = cut;
+          search.use_threshold(&threshold);
+          // The bisection, only for a search that does not end soon (most end well before).
+          bisect_pending = below < cut;
+          if (bisect_pending) search.pause_at(budget.nodes() + kBisectAfterNodes);
+        }
+        table_bound = std::max(table_bound, below);
+        search.start(table_bound);
+        phase = Phase::search;
+        break;
+      }
+      case Phase::search: {
+        open_phase("search");
+        const PhaseStatus status = search.step();
+        if (status == PhaseStatus::paused && bisect_pending && search.at_pause()) {
+          close_phase(false);
+          phase = Phase::bisection;
+          break;
+        }
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        finish(Stop::none);
+        phase = Phase::done;
+        break;
+      }
+      // A search that did not end within kBisectAfterNodes nodes: threshold tests by bisection between
+      // the tables' bound and the cut, for the lower bound the answer states when the search cannot
+      // finish, and last at the cut again, whose tables the search then cuts with (a third of what is
+      // left of the budget, at most 12 tests). The search goes on from where it paused.
+      case Phase::bisection: {
+        const double cut = search.best_time() / (1.0 + options.tolerance);
+        if (!record) {
+          open_phase("threshold bisection");
+          search.use_threshold(nullptr);  // its tables are rebuilt below
+          threshold_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
+          above = std::min(above, cut);
+          tests = 0;
+          final_test = below >= above;
+          threshold.start(final_test ? cut : below + 0.5 * (above - below));
         }
         bool ready = false;
         for (;;) {
@@ -278,32 +333,23 @@ void Balancer::Impl::run_phases() {
           if (status == PhaseStatus::given_up) break;
           ++tests;
           const double t = threshold.target();
-          if (threshold.rules_out_every_plan()) {
+          if (threshold.rules_out_every_plan())
             below = std::max(below, t);
-          } else {
+          else
             above = std::min(above, t);
-          }
-          if (final_test && (tests > 1 || below >= cut)) {
+          if (final_test) {
             ready = true;
             break;
           }
-          final_test = above - below <= 1e-4 * above || tests >= 12 || budget.past(threshold_until_ms);
+          final_test = above - below <= 1e-4 * above || tests >= 11 || budget.past(threshold_until_ms);
           threshold.start(final_test ? cut : below + 0.5 * (above - below));
         }
         close_phase(ready);
-        table_bound = std::max(table_bound, below);
+        table_bound = std::max(table_bound, std::min(below, cut));
         if (ready) search.use_threshold(&threshold);
-        search.start(table_bound);
+        bisect_pending = false;
+        search.pause_at(std::numeric_limits<std::int64_t>::max());
         phase = Phase::search;
-        break;
-      }
-      case Phase::search: {
-        open_phase("search");
-        const PhaseStatus status = search.step();
-        if (status == PhaseStatus::paused) return;
-        close_phase(status == PhaseStatus::done);
-        finish(Stop::none);
-        phase = Phase::done;
         break;
       }
       case Phase::done: break;
@@ -378,14 +424,11 @@ void Balancer::Impl::finish(Stop stop) {
 }
 
 BalanceProgress Balancer::Impl::progress() const {
-  static const char* const names[] = {"least over",
-                                      "exact bound table",
-                                      "relaxed bound table",
-                                      "incumbents",
-                                      "local search",
-                                      "threshold test",
-                                      "search",
-                                      "done"};
+  // In the order of Phase.
+  static const char* const names[] = {"least over", "exact bound table",   "relaxed bound table",
+                                      "incumbents", "local search",        "threshold test",
+                                      "search",     "threshold bisection", "done"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(Phase::done) + 1);
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];
   out.nodes = budget.nodes();

@@ -78,6 +78,7 @@ PhaseStatus BranchAndBound::step() {
         ascend_whole() == PhaseStatus::paused)
       return PhaseStatus::paused;
     if (budget_.hit()) return PhaseStatus::given_up;
+    if (budget_.nodes() >= pause_at_) return PhaseStatus::paused;
     Frame& f = stack_.back();
     if (!f.expanded) {
       f.expanded = true;

@@ -6,6 +6,7 @@
 // complete plan that survives is simulated with its stages' least recompute that fits.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -38,6 +39,10 @@ class BranchAndBound {
   // One chunk per stage: a threshold test done at a target no less than the cut (threshold_bound.hpp),
   // whose tables then bound every node: a branch with no completion below the target is cut.
   void use_threshold(const ThresholdBound* threshold) { threshold_ = threshold; }
+  // Makes step() pause (as at the end of a slice) once the search has visited `nodes` nodes in all.
+  void pause_at(std::int64_t nodes) { pause_at_ = nodes; }
+  // Whether the search stands at that pause.
+  [[nodiscard]] bool at_pause() const { return budget_.nodes() >= pause_at_ && !stack_.empty(); }
   // Starts the search at the root, every plan bounded below by `root_bound`.
   void start(double root_bound);
   // Visits nodes, depth first, until every partition not ruled out has been searched (done), the
@@ -105,6 +110,7 @@ class BranchAndBound {
   StageBounds& bounds_;
   const SuffixBound& suffix_;
   const ThresholdBound* threshold_ = nullptr;
+  std::int64_t pause_at_ = std::numeric_limits<std::int64_t>::max();
   Budget& budget_;
   // The partial plan: stage ends, each physical stage's chunks so far, the prefix times before each
   // physical stage (pf forward, pb backward) and the costs of the virtual stages chosen.

@@ -31,6 +31,13 @@ class StageBounds {
     return from_costs(s, pf, pb, p_.range(p_.prefix_f, a, b), p_.range(p_.prefix_b, a, b) + extra, later);
   }
 
+  // Bounds::growing of stage(s, pf, pb, a, b, extra) alone: the stage's own work, which never falls as
+  // the stage takes more layers (cheaper where only it is wanted).
+  [[nodiscard]] double own(int s, double pf, double pb, int a, int b, double extra) const {
+    const double f = p_.range(p_.prefix_f, a, b), full_b = p_.range(p_.prefix_b, a, b) + extra;
+    return pf + p_.m * (f + full_b) + std::max(p_.split ? 0 : pb, p_.tail[static_cast<std::size_t>(s)]);
+  }
+
   // The same bounds from a stage's forward f and backward full_b (recompute included), and `later`,
   // the round trip through the stages after it (exact, or a lower bound of it). With nf the forwards
   // it runs before its first backward, read off the program (min(pp - s, m) for 1f1b, m for gpipe):

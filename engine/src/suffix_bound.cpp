@@ -26,10 +26,10 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
 
 PhaseStatus SuffixBound::step(Budget& budget) {
   const int V = p_.V, pp = p_.pp;
-  // The pace is measured over at least a 32nd of the table's share of the budget (a pause of the
-  // machine or one costly frontier in a shorter window would give a table up that finishes well in
-  // time); rows further from the end scan more ends, so the projection from the latest rows is, if
-  // anything, too hopeful.
+  // The pace is the table's own so far (its time over its rows), read once a 32nd of its share has
+  // passed: the cost of a row rises and falls with the stages that can start at its layer, and a
+  // window of a few rows (or a pause of the machine) would give up tables that finish well in time.
+  // A table that cannot finish in its share is still given up long before its end.
   // Start layer outermost (descending), so each start's frontier chain is used in one burst.
   for (; a_ >= 0; --a_) {
     const int a = a_;
@@ -38,8 +38,6 @@ PhaseStatus SuffixBound::step(Budget& budget) {
     if (mark_row_ > a && now_ms - mark_ms_ >= pace_ms_) {
       const double per_row_ms = (now_ms - mark_ms_) / (mark_row_ - a);
       if (now_ms + per_row_ms * (a + 1) > until_ms_) return PhaseStatus::given_up;
-      mark_ms_ = now_ms;
-      mark_row_ = a;
     }
     frontiers_.trim();
     for (int v = V - 1; v >= 0; --v) {

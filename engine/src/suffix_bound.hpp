@@ -57,9 +57,9 @@ class SuffixBound {
   bool with_recompute_ = true;
   double until_ms_ = 0;
   int a_ = -1;
-  double mark_ms_ = 0;
+  double mark_ms_ = 0;  // when the table started, and its first row
   int mark_row_ = 0;
-  double pace_ms_ = 1;  // the shortest window the pace is measured over
+  double pace_ms_ = 1;  // the time after which its pace is projected
 };
 
 }  // namespace ppb::balancer

@@ -33,8 +33,8 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
       int b = first;
       for (; b <= last; ++b) {
         const double extra = recompute_.one_extra(chunk, a, b);
-        if (extra == kInf) break;                                       // more layers only need more memory
-        if (bounds_.stage(s, pf, pb, a, b, extra).growing >= t) break;  // only grows with b
+        if (extra == kInf) break;                             // more layers only need more memory
+        if (bounds_.own(s, pf, pb, a, b, extra) >= t) break;  // only grows with b
         double& cell = next[static_cast<std::size_t>(b)];
         cell = std::min(cell, drain + extra + send_excess(v, b));
       }
@@ -66,13 +66,11 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
       int b = first;
       for (; b <= last; ++b) {
         const double extra = recompute_.one_extra(chunk, a, b);
-        if (extra == kInf) break;
+        if (extra == kInf || bounds_.own(s, pf, pb, a, b, extra) >= t) break;  // only grows with b
         const double rest = later[static_cast<std::size_t>(b)];
         if (rest == kInf) continue;
         const double back = 2 * send_excess(v, b) + rest;  // the transfer to stage v + 1 and back
-        const Bounds bound = bounds_.stage(s, pf, pb, a, b, extra, back);
-        if (bound.growing >= t) break;
-        if (bound.strong < t) best = std::min(best, extra + back);
+        if (bounds_.stage(s, pf, pb, a, b, extra, back).strong < t) best = std::min(best, extra + back);
       }
       here[static_cast<std::size_t>(a)] = best;
       if (budget.tick(1 + (b - first) / 16)) return PhaseStatus::given_up;
