@@ -179,7 +179,9 @@ double BranchAndBound::prefix_bound(int v, int a) const {
     bound = std::max(bound, bounds_.from_costs(k, pf, pb, c.forward_ms, c.backward_ms, later).strong);
     if (k < v - 1 && v < p_.pp && bounds_.has_windows(k)) {
       within += 2 * c.send_ms;
-      bound = std::max(bound, bounds_.window(k, pf, pb, c.forward_ms, c.backward_ms, later, within, v - k));
+      // A window no heavier than delta - 1 copies of stage k gives exactly the timeline bound.
+      if (within > (v - k - 1) * (c.forward_ms + c.backward_ms))
+        bound = std::max(bound, bounds_.window(k, pf, pb, c.forward_ms, c.backward_ms, later, within, v - k));
     }
     later += c.forward_ms + c.backward_ms - (p_.split ? c.weight_ms : 0);
     within += c.forward_ms + c.backward_ms;

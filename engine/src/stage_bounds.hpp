@@ -18,7 +18,19 @@ struct Bounds {
 
 class StageBounds {
  public:
-  explicit StageBounds(const BalanceProblem& problem) : p_(problem), later_(static_cast<std::size_t>(problem.pp), 0) {}
+  explicit StageBounds(const BalanceProblem& problem)
+      : p_(problem), later_(static_cast<std::size_t>(problem.pp), 0), steps_(static_cast<std::size_t>(problem.pp)) {
+    // The steady-state steps of cycles() and chain() over the whole pipeline, per stage: read on
+    // every bound, so their floors are taken once.
+    for (int s = 0; s < p_.pp && p_.V == p_.pp; ++s) {
+      const double nf = p_.forwards_before_backward[static_cast<std::size_t>(s)], m = p_.m;
+      Steps& k = steps_[static_cast<std::size_t>(s)];
+      k.cycles = std::floor((m - nf) / nf);
+      k.cycles_last = nf - 1 + k.cycles * nf;
+      k.chain = std::floor((m - 1 - nf) / nf);
+      k.chain_last = nf + k.chain * nf;
+    }
+  }
 
   // Bounds from physical stage s (one chunk per stage) holding layers [a, b), whose first forward
   // starts no earlier than pf and whose last gradient then drains through the earlier stages in pb,
@@ -64,8 +76,13 @@ class StageBounds {
     if (nf < m) {
       timeline = pf + std::max(nf * f, f + later) + (m - nf) * (f + full_b) + std::max(nf * full_b, later + full_b);
       if (p_.shape.schedule == Schedule::one_f_one_b && nf > 1) {
-        timeline = std::max(timeline, pf + cycles(nf, f, full_b, later));
-        timeline = std::max(timeline, pf + chain(nf, f, full_b, later, later, nf));
+        // cycles() and chain() over the whole pipeline, with their steps read off steps_.
+        const Steps& k = steps_[static_cast<std::size_t>(s)];
+        const double w = nf - 1, pair = f + full_b, step = std::max(nf * pair, pair + later);
+        const double cycled = nf * f + k.cycles * step + (m - 1 - k.cycles_last) * f + (m - k.cycles_last + w) * full_b;
+        const double chained = std::max(nf * f, f + later) + pair + k.chain * step + (m - 1 - k.chain_last) * pair +
+                               std::max(nf * full_b, later + full_b);
+        timeline = std::max(timeline, pf + std::max(cycled, chained));
       }
     } else {  // every forward before the first backward: F(m-1) ends by m f, B0 waits f + later
       timeline = pf + std::max({m * (f + full_b), f + later + m * full_b, m * f + later + full_b});
@@ -134,6 +151,11 @@ class StageBounds {
  private:
   const BalanceProblem& p_;
   std::vector<double> later_;  // plan(): the round trip after each stage
+  struct Steps {
+    double cycles = 0, cycles_last = 0;  // cycles(): n and j at delta = nf
+    double chain = 0, chain_last = 0;    // chain(): n and j at delta = nf
+  };
+  std::vector<Steps> steps_;
 };
 
 }  // namespace ppb::balancer
