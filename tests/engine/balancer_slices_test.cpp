@@ -4,6 +4,7 @@
 // balance can stop, and nothing depends on the machine's speed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "ppb/balance.hpp"
@@ -67,8 +68,8 @@ PipelineShape shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
 }
 
 // Proven (96 layers over 16 stages, memory binding), cut by its node budget (1,000 layers over 64
-// stages), nothing fits, interleaved and zb_h1 (no proof), gpipe without a limit; node budgets keep
-// the test short.
+// stages), nothing fits, interleaved and zb_h1 (no proof), gpipe without a limit, a search paused
+// for the threshold bisection; node budgets keep the test short.
 std::vector<Case> cases() {
   std::vector<Case> out;
   out.push_back(
@@ -79,6 +80,9 @@ std::vector<Case> cases() {
   out.push_back({"interleaved", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 5'000});
   out.push_back({"zb_h1", bench_like(40), shape_of(4, 8, Schedule::zb_h1), 20'000, 5'000});
   out.push_back({"no limit", bench_like(60), shape_of(8, 16, Schedule::gpipe), std::nullopt, 5'000});
+  // The search pauses after 20,000 nodes for the threshold bisection, then goes on to its budget.
+  out.push_back({"bisection", bench_like(298), shape_of(64, 256, Schedule::one_f_one_b),
+                 3000 + 4.66 * 400 + 64 * 4.66 * 300 / 3.0, 30'000});
   return out;
 }
 
@@ -118,6 +122,12 @@ TEST(BalancerSlices, SlicedRunGivesTheOneShotPlanAndProof) {
     EXPECT_EQ(sliced.nodes, whole.nodes) << c.name;
     EXPECT_EQ(sliced.simulations, whole.simulations) << c.name;
     EXPECT_EQ(sliced.notes, whole.notes) << c.name;
+    if (c.name == "bisection") {
+      std::vector<std::string> phases;
+      for (const BalancePhase& phase : whole.phases) phases.push_back(phase.name);
+      EXPECT_EQ(std::count(phases.begin(), phases.end(), "threshold bisection"), 1);
+      EXPECT_EQ(std::count(phases.begin(), phases.end(), "search"), 2);
+    }
   }
   // The cases cover what they are named for.
   const auto all = cases();
