@@ -27,18 +27,16 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
     for (int a = 0; a < p_.L; ++a) {
       const double drain = here[static_cast<std::size_t>(a)];
       if (drain == kInf) continue;
-      const double pf = p_.prefix_f[static_cast<std::size_t>(a)] + v * p_.min_send;
-      const double pb = p_.prefix_b[static_cast<std::size_t>(a)] + v * p_.min_send + drain;
-      const int first = p_.first_end(v, a), last = p_.last_end(v);
-      int b = first;
-      for (; b <= last; ++b) {
+      const Start at = start_of(v, a, drain);
+      int b = at.first;
+      for (; b <= at.last; ++b) {
         const double extra = recompute_.one_extra(chunk, a, b);
-        if (extra == kInf) break;                             // more layers only need more memory
-        if (bounds_.own(s, pf, pb, a, b, extra) >= t) break;  // only grows with b
+        if (extra == kInf) break;                                   // more layers only need more memory
+        if (bounds_.own(s, at.pf, at.pb, a, b, extra) >= t) break;  // only grows with b
         double& cell = next[static_cast<std::size_t>(b)];
         cell = std::min(cell, drain + extra + send_excess(v, b));
       }
-      if (budget.tick(1 + (b - first) / 16)) return PhaseStatus::given_up;
+      if (budget.tick(1 + (b - at.first) / 16)) return PhaseStatus::given_up;
     }
     if (budget.slice_over()) {
       ++row_;
@@ -59,21 +57,19 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
     for (int a = 0; a < p_.L; ++a) {
       const double drain = drains[static_cast<std::size_t>(a)];
       if (drain == kInf) continue;
-      const double pf = p_.prefix_f[static_cast<std::size_t>(a)] + v * p_.min_send;
-      const double pb = p_.prefix_b[static_cast<std::size_t>(a)] + v * p_.min_send + drain;
-      const int first = p_.first_end(v, a), last = p_.last_end(v);
+      const Start at = start_of(v, a, drain);
       double best = kInf;
-      int b = first;
-      for (; b <= last; ++b) {
+      int b = at.first;
+      for (; b <= at.last; ++b) {
         const double extra = recompute_.one_extra(chunk, a, b);
-        if (extra == kInf || bounds_.own(s, pf, pb, a, b, extra) >= t) break;  // only grows with b
+        if (extra == kInf || bounds_.own(s, at.pf, at.pb, a, b, extra) >= t) break;  // only grows with b
         const double rest = later[static_cast<std::size_t>(b)];
         if (rest == kInf) continue;
         const double back = 2 * send_excess(v, b) + rest;  // the transfer to stage v + 1 and back
-        if (bounds_.stage(s, pf, pb, a, b, extra, back).strong < t) best = std::min(best, extra + back);
+        if (bounds_.stage(s, at.pf, at.pb, a, b, extra, back).strong < t) best = std::min(best, extra + back);
       }
       here[static_cast<std::size_t>(a)] = best;
-      if (budget.tick(1 + (b - first) / 16)) return PhaseStatus::given_up;
+      if (budget.tick(1 + (b - at.first) / 16)) return PhaseStatus::given_up;
     }
     if (budget.slice_over() && row_ > 0) {
       --row_;

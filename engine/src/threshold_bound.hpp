@@ -45,6 +45,18 @@ class ThresholdBound {
   [[nodiscard]] double send_excess(int v, int b) const { return v + 1 < p_.V ? p_.send_after(b) - p_.min_send : 0; }
 
  private:
+  // Stage v starting at layer a after stages whose recompute (and transfers beyond the cheapest)
+  // add `drain` to its drain: its least fill and drain, and the ends it may take.
+  struct Start {
+    double pf, pb;
+    int first, last;
+  };
+  [[nodiscard]] Start start_of(int v, int a, double drain) const {
+    const auto ua = static_cast<std::size_t>(a);
+    return {p_.prefix_f[ua] + v * p_.min_send, p_.prefix_b[ua] + v * p_.min_send + drain, p_.first_end(v, a),
+            p_.last_end(v)};
+  }
+
   const BalanceProblem& p_;
   StageRecompute& recompute_;
   const StageBounds& bounds_;
