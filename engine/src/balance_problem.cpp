@@ -108,6 +108,8 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
     prefix_least_act[k + 1] = prefix_least_act[k] + least;
     min_send = std::min(min_send, transfer_ms(device, l.send_mib));
   }
+  // An empty first stage sends only the latency (send_after(0)), which may be the cheapest transfer.
+  if (min_size == 0 && model.pinned_first == 0) min_send = std::min(min_send, device.p2p_latency_ms);
   if (pp == 1 || min_send == kInf) min_send = 0;
   read_program(*this);
   drain_additive = !split && std::all_of(tail.begin(), tail.end(), [](double t) { return t == 0; });

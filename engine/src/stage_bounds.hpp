@@ -122,8 +122,8 @@ class StageBounds {
   // m - 1's round trip:
   //     max(nf f, f + later) + b + f + n P + (m - 1 - j)(f + b) + max(nf b, later + b).
   // A heavy window of stages followed by light ones slows every stage before it, although the round
-  // trip through the whole pipeline does not show it: the windows are what the plan bound and the
-  // search's re-bounding of chosen stages add (window()); the whole one is part of every stage bound.
+  // trip through the whole pipeline does not show it: the windows are what the search's re-bounding
+  // of chosen stages adds (window()); the whole one is part of every stage bound, plan() included.
   // Needs nf < m (a steady state) and 1 < nf.
   [[nodiscard]] double chain(double nf, double f, double b, double later, double within, double delta) const {
     const double m = p_.m;

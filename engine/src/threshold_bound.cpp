@@ -24,7 +24,7 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
     const StageRecompute::OneChunk chunk = recompute_.one_chunk(s);
     const std::vector<double>& here = before_[static_cast<std::size_t>(v)];
     std::vector<double>& next = before_[static_cast<std::size_t>(v) + 1];
-    for (int a = 0; a < p_.L; ++a) {
+    for (int a = 0; a <= p_.L; ++a) {  // a = L: the stages from v on are empty
       const double drain = here[static_cast<std::size_t>(a)];
       if (drain == kInf) continue;
       const Start at = start_of(v, a, drain);
@@ -54,7 +54,7 @@ PhaseStatus ThresholdBound::step(Budget& budget) {
     const std::vector<double>& drains = before_[static_cast<std::size_t>(v)];
     const std::vector<double>& later = after_[static_cast<std::size_t>(v) + 1];
     std::vector<double>& here = after_[static_cast<std::size_t>(v)];
-    for (int a = 0; a < p_.L; ++a) {
+    for (int a = 0; a <= p_.L; ++a) {  // a = L: the stages from v on are empty
       const double drain = drains[static_cast<std::size_t>(a)];
       if (drain == kInf) continue;
       const Start at = start_of(v, a, drain);

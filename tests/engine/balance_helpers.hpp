@@ -29,19 +29,21 @@ struct Exhaustive {
   Plan best;  // a plan of the least step time
 };
 
-// Calls visit(sizes) for every contiguous partition of the model's layers into `parts` non-empty parts that keeps
-// the pins (the first part holds the layers pinned first, the last part those pinned last).
-inline void for_each_partition(const Model& model, int parts,
-                               const std::function<void(const std::vector<int>&)>& visit) {
+// Calls visit(sizes) for every contiguous partition of the model's layers into `parts` parts of at least
+// `min_size` layers each (0: empty stages allowed) that keeps the pins (the first part holds the layers
+// pinned first, the last part those pinned last).
+inline void for_each_partition(const Model& model, int parts, const std::function<void(const std::vector<int>&)>& visit,
+                               int min_size = 1) {
   const int L = model.layer_count();
   std::vector<int> sizes(static_cast<std::size_t>(parts));
   std::function<void(int, int)> place = [&](int v, int start) {
     if (v == parts - 1) {
       sizes[static_cast<std::size_t>(v)] = L - start;
-      if (L - start >= 1 && (parts == 1 || start <= model.body_end()) && sizes[0] >= model.pinned_first) visit(sizes);
+      if (L - start >= min_size && (parts == 1 || start <= model.body_end()) && sizes[0] >= model.pinned_first)
+        visit(sizes);
       return;
     }
-    for (int n = 1; start + n <= L - (parts - 1 - v) && start + n <= model.body_end(); ++n) {
+    for (int n = min_size; start + n <= L - min_size * (parts - 1 - v) && start + n <= model.body_end(); ++n) {
       if (v == 0 && n < model.pinned_first) continue;
       sizes[static_cast<std::size_t>(v)] = n;
       place(v + 1, start + n);
@@ -50,38 +52,42 @@ inline void for_each_partition(const Model& model, int parts,
   place(0, 0);
 }
 
-// Every contiguous partition (non-empty stages, pins respected) and every recompute assignment of
-// every layer among "none" and the options allowed, each simulated.
+// Every contiguous partition (stages of at least min_size layers, pins respected) and every recompute
+// assignment of every layer among "none" and the options allowed, each simulated.
 inline Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape,
-                             const std::vector<int>& options, const std::vector<StageComponent>& components = {}) {
+                             const std::vector<int>& options, const std::vector<StageComponent>& components = {},
+                             int min_size = 1) {
   Exhaustive out;
   const int L = model.layer_count();
-  for_each_partition(model, shape.virtual_stages(), [&](const std::vector<int>& stage_layers) {
-    Plan plan = shape;
-    plan.stage_layers = stage_layers;
-    plan.recompute.assign(static_cast<std::size_t>(L), -1);
-    std::function<void(int)> choose = [&](int i) {
-      if (i == L) {
-        ++out.plans;
-        const Estimate e = estimate(model, device, plan, false, components);
-        if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) {
-          out.best_ms = e.step_time_ms;
-          out.best = plan;
-        }
-        out.feasible = out.feasible || e.feasible;
-        return;
-      }
-      plan.recompute[static_cast<std::size_t>(i)] = -1;
-      choose(i + 1);
-      for (int o : options)
-        if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
-          plan.recompute[static_cast<std::size_t>(i)] = o;
+  for_each_partition(
+      model, shape.virtual_stages(),
+      [&](const std::vector<int>& stage_layers) {
+        Plan plan = shape;
+        plan.stage_layers = stage_layers;
+        plan.recompute.assign(static_cast<std::size_t>(L), -1);
+        std::function<void(int)> choose = [&](int i) {
+          if (i == L) {
+            ++out.plans;
+            const Estimate e = estimate(model, device, plan, false, components);
+            if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) {
+              out.best_ms = e.step_time_ms;
+              out.best = plan;
+            }
+            out.feasible = out.feasible || e.feasible;
+            return;
+          }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
           choose(i + 1);
-        }
-      plan.recompute[static_cast<std::size_t>(i)] = -1;
-    };
-    choose(0);
-  });
+          for (int o : options)
+            if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
+              plan.recompute[static_cast<std::size_t>(i)] = o;
+              choose(i + 1);
+            }
+          plan.recompute[static_cast<std::size_t>(i)] = -1;
+        };
+        choose(0);
+      },
+      min_size);
   return out;
 }
 
