@@ -244,7 +244,7 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'compare.cpp', 'compare_comm
                      'megatron_layout.cpp',  // parses a string request_reader.cpp reads
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
-                     'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp',
+                     'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp', 'threshold_bound.cpp',
                      'recompute_price.cpp', 'plan_replay.cpp', 'whole_plan_bound.cpp', 'plan_mixture.cpp', 'program_paths.cpp',
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
