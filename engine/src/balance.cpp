@@ -164,9 +164,10 @@ struct Balancer::Impl {
   std::optional<LeastOver> over;  // the plan over the limit by the least, when known
   Phase phase = Phase::least_over;
   Table table = Table::exact;
-  double half_ms = 0;         // the end of the exact table's share of the budget
-  double local_until_ms = 0;  // the end of the local search's share
-  double table_bound = 0;     // what the tables prove of every plan: suffix(0, 0), raised by the threshold tests
+  double half_ms = 0;             // the end of the exact table's share of the budget
+  double local_until_ms = 0;      // the end of the local search's share
+  bool early_incumbents = false;  // the even split (or the least-over plan) was tried before the tables
+  double table_bound = 0;         // what the tables prove of every plan: suffix(0, 0), raised by the threshold tests
   // The threshold tests: every plan is at least `below`; some plan's stage bounds are all under `above`;
   // whether the bisection is still to run; its tests done, the end of its share of the budget, and
   // whether the test running is the one at the cut.
@@ -205,9 +206,19 @@ void Balancer::Impl::run_phases() {
         break;
       }
       // The bound table with exact recompute gets half of what is left of the time budget; when it
-      // cannot finish, the relaxed table (recompute time left out, still a lower bound) gets the
-      // rest, and when even that cannot finish the search runs on its per-stage bounds alone.
+      // cannot finish, the relaxed table (recompute time left out, still a lower bound) gets half of
+      // the rest, and when even that cannot finish the search runs on its per-stage bounds alone.
       case Phase::exact_table: {
+        if (!early_incumbents) {
+          // The even split (and, when it does not fit, the plan over the limit by the least) before the
+          // tables, so that a page asking for the best plan so far has one while they are built. In a
+          // slice of its own: on many layers its frontiers take a while, and a caller that only wants
+          // the least-over phase's verdict (infeasibility.cpp) stops at its end.
+          if (budget.slice_over()) return;
+          early_incumbents = true;
+          search.try_plan(problem.even_ends());
+          if (search.best_time() == kInf && over) search.try_plan(over->ends);
+        }
         if (!options.exact_bound_table) {
           phase = Phase::relaxed_table;
           break;
@@ -227,7 +238,7 @@ void Balancer::Impl::run_phases() {
         if (!record) {
           open_phase("relaxed bound table");
           table = Table::relaxed;
-          suffix.start(false, options.time_budget_ms, record->start_ms);
+          suffix.start(false, (record->start_ms + options.time_budget_ms) / 2, record->start_ms);
         }
         const PhaseStatus status = suffix.step(budget);
         if (status == PhaseStatus::paused) return;
@@ -239,13 +250,11 @@ void Balancer::Impl::run_phases() {
         phase = Phase::incumbents;
         break;
       }
-      // Incumbents: the plan the suffix bound is built from, the even split, and when neither fits
-      // the plan over the limit by the least, which fits.
+      // Incumbents: the plan the suffix bound is built from (the even split and the plan over the
+      // limit by the least were tried before the tables).
       case Phase::incumbents: {
         open_phase("incumbents");
         if (table != Table::none && suffix.at(0, 0) < kInf) search.try_plan(suffix.plan());
-        search.try_plan(problem.even_ends());
-        if (search.best_time() == kInf && over) search.try_plan(over->ends);
         close_phase(true);
         phase = Phase::local_search;
         break;
