@@ -323,7 +323,7 @@ void Balancer::Impl::run_phases() {
       // A search that did not end within kBisectAfterNodes nodes: threshold tests by bisection between
       // the tables' bound and the cut, for the lower bound the answer states when the search cannot
       // finish, and last at the cut again, whose tables the search then cuts with (a third of what is
-      // left of the budget, at most 12 tests). The search goes on from where it paused.
+      // left of the budget, at most 11 tests). The search goes on from where it paused.
       case Phase::bisection: {
         const double cut = search.best_time() / (1.0 + options.tolerance);
         if (!record) {

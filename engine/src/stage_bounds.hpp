@@ -78,11 +78,8 @@ class StageBounds {
       if (p_.shape.schedule == Schedule::one_f_one_b && nf > 1) {
         // cycles() and chain() over the whole pipeline, with their steps read off steps_.
         const Steps& k = steps_[static_cast<std::size_t>(s)];
-        const double w = nf - 1, pair = f + full_b, step = std::max(nf * pair, pair + later);
-        const double cycled = nf * f + k.cycles * step + (m - 1 - k.cycles_last) * f + (m - k.cycles_last + w) * full_b;
-        const double chained = std::max(nf * f, f + later) + pair + k.chain * step + (m - 1 - k.chain_last) * pair +
-                               std::max(nf * full_b, later + full_b);
-        timeline = std::max(timeline, pf + std::max(cycled, chained));
+        timeline = std::max(timeline, pf + std::max(cycles_at(nf, f, full_b, later, k.cycles, k.cycles_last),
+                                                    chain_at(nf, f, full_b, later, later, nf, k.chain, k.chain_last)));
       }
     } else {  // every forward before the first backward: F(m-1) ends by m f, B0 waits f + later
       timeline = pf + std::max({m * (f + full_b), f + later + m * full_b, m * f + later + full_b});
@@ -102,10 +99,8 @@ class StageBounds {
   // the stage's own work: close to 2 t per micro batch on the early stages, which the fill and
   // drain terms do not see. Equal to m (f + b) without transfers on equal stages.
   [[nodiscard]] double cycles(double nf, double f, double b, double later) const {
-    const double m = p_.m, w = nf - 1, d = w;
-    const double n = std::floor((m - 1 - w) / (d + 1));
-    const double j = w + n * (d + 1);
-    return (w + 1) * f + n * std::max((d + 1) * (f + b), f + b + later) + (m - 1 - j) * f + (m - j + w) * b;
+    const double n = std::floor((p_.m - nf) / nf);
+    return cycles_at(nf, f, b, later, n, nf - 1 + n * nf);
   }
 
   // 1f1b's steady state between its two waits. Stage s's first backward waits for its nf forwards
@@ -126,11 +121,8 @@ class StageBounds {
   // of chosen stages adds (window()); the whole one is part of every stage bound, plan() included.
   // Needs nf < m (a steady state) and 1 < nf.
   [[nodiscard]] double chain(double nf, double f, double b, double later, double within, double delta) const {
-    const double m = p_.m;
-    const double n = std::floor((m - 1 - nf) / delta);
-    const double j = nf + n * delta;
-    return std::max(nf * f, f + later) + b + f + n * std::max(delta * (f + b), f + b + within) + (m - 1 - j) * (f + b) +
-           std::max(nf * b, later + b);
+    const double n = std::floor((p_.m - 1 - nf) / delta);
+    return chain_at(nf, f, b, later, within, delta, n, nf + n * delta);
   }
   // Whether window bounds apply to stage s: 1f1b, one chunk per stage, a steady state.
   [[nodiscard]] bool has_windows(int s) const {
@@ -149,6 +141,17 @@ class StageBounds {
   double plan(const std::vector<VirtualStageCost>& costs);
 
  private:
+  // cycles() and chain() with their n steps, ending at F(j), given.
+  [[nodiscard]] double cycles_at(double nf, double f, double b, double later, double n, double j) const {
+    const double m = p_.m, w = nf - 1;
+    return nf * f + n * std::max(nf * (f + b), f + b + later) + (m - 1 - j) * f + (m - j + w) * b;
+  }
+  [[nodiscard]] double chain_at(double nf, double f, double b, double later, double within, double delta, double n,
+                                double j) const {
+    return std::max(nf * f, f + later) + b + f + n * std::max(delta * (f + b), f + b + within) +
+           (p_.m - 1 - j) * (f + b) + std::max(nf * b, later + b);
+  }
+
   const BalanceProblem& p_;
   std::vector<double> later_;  // plan(): the round trip after each stage
   struct Steps {

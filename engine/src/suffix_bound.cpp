@@ -19,8 +19,7 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
   with_recompute_ = with_recompute;
   until_ms_ = until_ms;
   a_ = L;
-  mark_ms_ = now_ms;
-  mark_row_ = L;
+  start_ms_ = now_ms;
   pace_ms_ = std::max(1.0, (until_ms - now_ms) / 32);
 }
 
@@ -35,8 +34,8 @@ PhaseStatus SuffixBound::step(Budget& budget) {
     const int a = a_;
     const double now_ms = budget.elapsed_ms();
     if (now_ms > until_ms_) return PhaseStatus::given_up;
-    if (mark_row_ > a && now_ms - mark_ms_ >= pace_ms_) {
-      const double per_row_ms = (now_ms - mark_ms_) / (mark_row_ - a);
+    if (a < p_.L && now_ms - start_ms_ >= pace_ms_) {
+      const double per_row_ms = (now_ms - start_ms_) / (p_.L - a);
       if (now_ms + per_row_ms * (a + 1) > until_ms_) return PhaseStatus::given_up;
     }
     frontiers_.trim();

@@ -53,13 +53,12 @@ class SuffixBound {
   std::vector<std::vector<double>> table_;
   std::vector<std::vector<int>> next_;  // the end of stage v that gives table_[v][a]
   std::vector<std::vector<double>> least_extra_;
-  // The table being built: its kind, its deadline, the next row (start layer) and the pace mark.
+  // The table being built: its kind, its deadline, the next row (start layer) and its pace.
   bool with_recompute_ = true;
   double until_ms_ = 0;
   int a_ = -1;
-  double mark_ms_ = 0;  // when the table started, and its first row
-  int mark_row_ = 0;
-  double pace_ms_ = 1;  // the time after which its pace is projected
+  double start_ms_ = 0;  // when the table started
+  double pace_ms_ = 1;   // the time after which its pace is projected
 };
 
 }  // namespace ppb::balancer

@@ -5,12 +5,12 @@
 // layers needs, not that of the partition the minimum is built from; here the later stages'
 // recompute is the least among the completions that pass the test, which is the one a stage waits
 // for. Two dynamic programs over (stage, start layer):
-//   - forward: least_before(v, a), the least summed recompute (and transfer beyond the cheapest) of
+//   - forward: before(v, a), the least summed recompute (and transfer beyond the cheapest) of
 //     stages 0..v-1 over layers [0, a), each with its own work below T: a lower bound of the drain
 //     before stage v in every plan that passes;
 //   - backward: after(v, a), the least summed recompute (and transfers beyond the cheapest, both
 //     ways) of stages v.. from layer a among the completions whose every stage bound, with
-//     least_before as its drain and after(v + 1, b) in its round trip, is below T; kInf when none.
+//     before(v, a) as its drain and after(v + 1, b) in its round trip, is below T; kInf when none.
 // Every stage bound only grows with its drain and its round trip, so a plan whose bounds are all
 // below T passes: after(0, 0) = kInf proves every plan's step time at least T. A search node at
 // (v, a) whose after(v, a) is kInf has no completion below T either. The argument is in docs/ppb.md
