@@ -99,6 +99,7 @@ struct Balancer::Impl {
     threshold,
     search,
     bisection,
+    pair_moves,
     done
   };
 
@@ -121,6 +122,12 @@ struct Balancer::Impl {
   }
 
   void run_phases();
+  // A search that has not ended within kBisectAfterNodes nodes pauses for the threshold bisection and
+  // the local search's pairs of moves, when either is to run (bisect_pending is set before).
+  void pause_long_search() {
+    pairs_pending = search.pairs_apply();
+    if (bisect_pending || pairs_pending) search.pause_at(budget.nodes() + kBisectAfterNodes);
+  }
   // How the balance ends: at its end, or before it (stopped, cancelled, or still running and asked
   // for its best plan so far).
   enum class Stop { none, stopped, cancelled, running };
@@ -174,6 +181,9 @@ struct Balancer::Impl {
   static constexpr std::int64_t kBisectAfterNodes = 20'000;
   double below = 0, above = kInf;
   bool bisect_pending = false;
+  // Whether the local search's pairs of moves are still to run (once the search has not ended within
+  // kBisectAfterNodes nodes).
+  bool pairs_pending = false;
   int tests = 0;
   double threshold_until_ms = 0;
   bool final_test = false;
@@ -280,6 +290,7 @@ void Balancer::Impl::run_phases() {
         if (!record) {
           if (table != Table::exact || problem.V != problem.pp || !(cut < kInf) || table_bound >= cut) {
             search.start(table_bound);
+            pause_long_search();
             phase = Phase::search;
             break;
           }
@@ -299,19 +310,19 @@ void Balancer::Impl::run_phases() {
           search.use_threshold(&threshold);
           // The bisection, only for a search that does not end soon (most end well before).
           bisect_pending = below < cut;
-          if (bisect_pending) search.pause_at(budget.nodes() + kBisectAfterNodes);
         }
         table_bound = std::max(table_bound, below);
         search.start(table_bound);
+        pause_long_search();
         phase = Phase::search;
         break;
       }
       case Phase::search: {
         open_phase("search");
         const PhaseStatus status = search.step();
-        if (status == PhaseStatus::paused && bisect_pending && search.at_pause()) {
+        if (status == PhaseStatus::paused && (bisect_pending || pairs_pending) && search.at_pause()) {
           close_phase(false);
-          phase = Phase::bisection;
+          phase = bisect_pending ? Phase::bisection : Phase::pair_moves;
           break;
         }
         if (status == PhaseStatus::paused) return;
@@ -357,6 +368,22 @@ void Balancer::Impl::run_phases() {
         table_bound = std::max(table_bound, std::min(below, cut));
         if (ready) search.use_threshold(&threshold);
         bisect_pending = false;
+        if (!pairs_pending) search.pause_at(std::numeric_limits<std::int64_t>::max());
+        phase = pairs_pending ? Phase::pair_moves : Phase::search;
+        break;
+      }
+      // The local search again, in pairs of moves (a third of what is left of the budget), for a search
+      // that did not end within kBisectAfterNodes nodes; the search then goes on from where it paused,
+      // cutting at the new best time.
+      case Phase::pair_moves: {
+        if (!record) {
+          open_phase("local search");
+          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
+        }
+        const PhaseStatus status = search.improve_in_pairs(local_until_ms);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        pairs_pending = false;
         search.pause_at(std::numeric_limits<std::int64_t>::max());
         phase = Phase::search;
         break;
@@ -434,9 +461,9 @@ void Balancer::Impl::finish(Stop stop) {
 
 BalanceProgress Balancer::Impl::progress() const {
   // In the order of Phase.
-  static const char* const names[] = {"least over", "exact bound table",   "relaxed bound table",
-                                      "incumbents", "local search",        "threshold test",
-                                      "search",     "threshold bisection", "done"};
+  static const char* const names[] = {
+      "least over", "exact bound table",   "relaxed bound table", "incumbents", "local search", "threshold test",
+      "search",     "threshold bisection", "local search",        "done"};
   static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(Phase::done) + 1);
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];

@@ -64,6 +64,47 @@ PhaseStatus BranchAndBound::improve_locally(double until_ms) {
   }
 }
 
+PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
+  if (best_ends_.empty()) return PhaseStatus::done;
+  if (!pairs_apply()) return PhaseStatus::done;
+  if (moves_.empty())
+    for (int distance = 1; distance < p_.V; ++distance)
+      for (int i = 0; i + distance < p_.V; ++i)
+        for (int step : {-1, 1}) moves_.push_back({i, i + distance, step});
+  // The search may stand paused at a node: what a plan tried overwrites of its path is put back.
+  const std::vector<int> path_ends = ends_;
+  const std::vector<VirtualStageCost> path_costs = costs_;
+  const std::vector<std::vector<Choice>> path_choices = choices_;
+  const auto leave = [&](PhaseStatus status) {
+    ends_ = path_ends;
+    costs_ = path_costs;
+    choices_ = path_choices;
+    return status;
+  };
+  std::vector<int> ends;
+  for (std::int64_t tried = 1;; ++tried) {
+    if (first_move_ == moves_.size()) return leave(PhaseStatus::done);  // a whole pass changed nothing
+    if (budget_.tick(p_.V)) return leave(PhaseStatus::given_up);
+    ends = best_ends_;
+    const auto apply = [&](const Move& move) {
+      for (int x = move.i; x < move.j; ++x) ends[static_cast<std::size_t>(x)] += move.step;
+    };
+    apply(moves_[first_move_]);
+    if (second_move_ != first_move_) apply(moves_[second_move_]);
+    const double before = best_time_;
+    const std::int64_t simulated = simulations_;
+    try_plan(ends);
+    pair_simulations_ += simulations_ - simulated;
+    if (best_time_ < before) {
+      first_move_ = second_move_ = 0;  // a new best: every pair again, from it
+    } else if (++second_move_ == moves_.size()) {
+      second_move_ = ++first_move_;
+    }
+    if (tried % (2 * p_.V) == 0 && budget_.past(until_ms)) return leave(PhaseStatus::given_up);
+    if (budget_.slice_over()) return leave(PhaseStatus::paused);
+  }
+}
+
 void BranchAndBound::start(double root_bound) {
   stack_.clear();
   stack_.push_back({0, 0, 0.0, root_bound});
@@ -82,7 +123,7 @@ PhaseStatus BranchAndBound::step() {
     Frame& f = stack_.back();
     if (!f.expanded) {
       f.expanded = true;
-      if (budget_.node_out_of_budget(simulations_)) return PhaseStatus::given_up;
+      if (budget_.node_out_of_budget(simulations_ - pair_simulations_)) return PhaseStatus::given_up;
       expand(f);
     } else {
       const std::vector<Child>& children = children_[static_cast<std::size_t>(f.v)];

@@ -36,6 +36,19 @@ class BranchAndBound {
   // move helps (done), at `until_ms` of time spent or the budget (given up), or at the end of the
   // slice (paused; the next call goes on).
   PhaseStatus improve_locally(double until_ms);
+  // The local search's second stage, for a search that did not end soon: two moves at once (a layer
+  // between one pair of stages and another between a second pair, or one move alone), from the best
+  // plan, until a whole pass over them changes nothing. Escapes the optima of single moves where each
+  // move alone makes the plan slower (a stage over its memory, or one that becomes the slowest).
+  // Stops at `until_ms` or the budget (given up) or pauses at the end of the slice.
+  PhaseStatus improve_in_pairs(double until_ms);
+  // A pass tries every pair of the V (V - 1) single moves, about V^4 / 2 plans: only problems of at
+  // most 27 virtual stages (kMaxPairsPerPass pairs) run it.
+  [[nodiscard]] bool pairs_apply() const {
+    const double moves = static_cast<double>(p_.V) * (p_.V - 1);
+    return moves * (moves + 1) / 2 <= kMaxPairsPerPass;
+  }
+  static constexpr double kMaxPairsPerPass = 1 << 18;
   // One chunk per stage: a threshold test done at a target no less than the cut (threshold_bound.hpp),
   // whose tables then bound every node: a branch with no completion below the target is cut.
   void use_threshold(const ThresholdBound* threshold) { threshold_ = threshold; }
@@ -159,6 +172,15 @@ class BranchAndBound {
   std::int64_t move_ = 0;
   int first_ = 0, distance_ = 1;
   bool moved_ = false;  // improve_locally: a move of this pass made the plan faster
+  // improve_in_pairs: every single move (stages i < j, step), nearest stages first, and the pair of
+  // them to try next (first_move_ <= second_move_; equal for one move alone).
+  struct Move {
+    int i, j, step;
+  };
+  std::vector<Move> moves_;
+  std::size_t first_move_ = 0, second_move_ = 0;
+  // Its simulations, which the search's simulation budget does not count (they are not the search's).
+  std::int64_t pair_simulations_ = 0;
   std::int64_t simulations_ = 0;
   // The whole-plan bound (whole_plan_bound.hpp), with several chunks per stage (one chunk has the
   // suffix table, which bounds every node better, docs/ppb.md): built, and its ascent run, once the

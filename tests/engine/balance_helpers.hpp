@@ -52,40 +52,48 @@ inline void for_each_partition(const Model& model, int parts, const std::functio
   place(0, 0);
 }
 
+// One partition (layers per virtual stage) under every recompute assignment of every layer among "none"
+// and the options allowed, each simulated: the fastest that fits is kept in `out` (plans counted).
+inline void best_of_partition(const Model& model, const Device& device, const Plan& shape,
+                              const std::vector<int>& options, const std::vector<int>& stage_layers, Exhaustive& out,
+                              const std::vector<StageComponent>& components = {}) {
+  const int L = model.layer_count();
+  Plan plan = shape;
+  plan.stage_layers = stage_layers;
+  plan.recompute.assign(static_cast<std::size_t>(L), -1);
+  std::function<void(int)> choose = [&](int i) {
+    if (i == L) {
+      ++out.plans;
+      const Estimate e = estimate(model, device, plan, false, components);
+      if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) {
+        out.best_ms = e.step_time_ms;
+        out.best = plan;
+      }
+      out.feasible = out.feasible || e.feasible;
+      return;
+    }
+    plan.recompute[static_cast<std::size_t>(i)] = -1;
+    choose(i + 1);
+    for (int o : options)
+      if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
+        plan.recompute[static_cast<std::size_t>(i)] = o;
+        choose(i + 1);
+      }
+    plan.recompute[static_cast<std::size_t>(i)] = -1;
+  };
+  choose(0);
+}
+
 // Every contiguous partition (stages of at least min_size layers, pins respected) and every recompute
 // assignment of every layer among "none" and the options allowed, each simulated.
 inline Exhaustive exhaustive(const Model& model, const Device& device, const Plan& shape,
                              const std::vector<int>& options, const std::vector<StageComponent>& components = {},
                              int min_size = 1) {
   Exhaustive out;
-  const int L = model.layer_count();
   for_each_partition(
       model, shape.virtual_stages(),
       [&](const std::vector<int>& stage_layers) {
-        Plan plan = shape;
-        plan.stage_layers = stage_layers;
-        plan.recompute.assign(static_cast<std::size_t>(L), -1);
-        std::function<void(int)> choose = [&](int i) {
-          if (i == L) {
-            ++out.plans;
-            const Estimate e = estimate(model, device, plan, false, components);
-            if (e.feasible && (!out.feasible || e.step_time_ms < out.best_ms)) {
-              out.best_ms = e.step_time_ms;
-              out.best = plan;
-            }
-            out.feasible = out.feasible || e.feasible;
-            return;
-          }
-          plan.recompute[static_cast<std::size_t>(i)] = -1;
-          choose(i + 1);
-          for (int o : options)
-            if (model.layers[static_cast<std::size_t>(i)].recompute[static_cast<std::size_t>(o)]) {
-              plan.recompute[static_cast<std::size_t>(i)] = o;
-              choose(i + 1);
-            }
-          plan.recompute[static_cast<std::size_t>(i)] = -1;
-        };
-        choose(0);
+        best_of_partition(model, device, shape, options, stage_layers, out, components);
       },
       min_size);
   return out;

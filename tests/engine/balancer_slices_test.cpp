@@ -69,7 +69,7 @@ PipelineShape shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
 
 // Proven (96 layers over 16 stages, memory binding), cut by its node budget (1,000 layers over 64
 // stages), nothing fits, interleaved and zb_h1 (no proof), gpipe without a limit, a search paused
-// for the threshold bisection; node budgets keep the test short.
+// for the threshold bisection and one for the pairs of moves; node budgets keep the test short.
 std::vector<Case> cases() {
   std::vector<Case> out;
   out.push_back(
@@ -83,6 +83,11 @@ std::vector<Case> cases() {
   // The search pauses after 20,000 nodes for the threshold bisection, then goes on to its budget.
   out.push_back({"bisection", bench_like(298), shape_of(64, 256, Schedule::one_f_one_b),
                  3000 + 4.66 * 400 + 64 * 4.66 * 300 / 3.0, 30'000});
+  // Interleaved past 20,000 nodes: the search pauses for the local search's pairs of moves.
+  out.push_back({"interleaved pairs", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 30'000});
+  // Past 20,000 nodes with neither (32 virtual stages, several chunks): the search must not pause.
+  out.push_back(
+      {"many stages", bench_like(100), shape_of(16, 32, Schedule::interleaved_1f1b, 2), std::nullopt, 25'000});
   return out;
 }
 
@@ -127,6 +132,15 @@ TEST(BalancerSlices, SlicedRunGivesTheOneShotPlanAndProof) {
       for (const BalancePhase& phase : whole.phases) phases.push_back(phase.name);
       EXPECT_EQ(std::count(phases.begin(), phases.end(), "threshold bisection"), 1);
       EXPECT_EQ(std::count(phases.begin(), phases.end(), "search"), 2);
+    }
+    if (c.name == "bisection" || c.name == "interleaved pairs" || c.name == "many stages") {
+      std::vector<std::string> phases;
+      for (const BalancePhase& phase : whole.phases) phases.push_back(phase.name);
+      // The local search before the search, and its pairs of moves once the search has paused (not
+      // over 64 stages: about 8 million pairs).
+      EXPECT_EQ(std::count(phases.begin(), phases.end(), "local search"), c.name == "interleaved pairs" ? 2 : 1)
+          << c.name;
+      EXPECT_GT(whole.nodes, 20'000) << c.name;
     }
   }
   // The cases cover what they are named for.

@@ -48,8 +48,9 @@ struct BalanceOptions {
 
 // One phase of a balance, in the order they run: "least over" (whether any plan fits, and the plan
 // over the limit by the least), "exact bound table", "relaxed bound table", "incumbents", "local search",
-// "threshold test" (one chunk per stage with the exact table), "search", and with the threshold test,
-// when the search has not ended within 20,000 nodes, "threshold bisection" and "search" again.
+// "threshold test" (one chunk per stage with the exact table), "search", and when the search has not
+// ended within 20,000 nodes, "threshold bisection" (with the threshold test), "local search" again (its
+// pairs of moves, with at most 27 virtual stages) and "search" again.
 struct BalancePhase {
   std::string name;
   double start_ms = 0;  // since the balance started, on its clock

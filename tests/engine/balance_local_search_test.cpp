@@ -1,0 +1,161 @@
+// The local search's pairs of moves (BranchAndBound::improve_in_pairs): on small random models it
+// ends at a plan that no plan within two moves beats, each judged by exhaustive recompute and the
+// estimate; and run while the search stands paused at a node, it leaves the search's path as it was.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "balance_helpers.hpp"
+#include "balance_search_parts.hpp"
+#include "branch_and_bound.hpp"
+#include "ppb/balance.hpp"
+#include "ppb/schedule.hpp"
+
+namespace ppb::test {
+namespace {
+
+constexpr double kNoEnd = std::numeric_limits<double>::infinity();
+
+std::vector<int> sizes_of(const std::vector<int>& ends) {
+  std::vector<int> sizes;
+  int start = 0;
+  for (int end : ends) {
+    sizes.push_back(end - start);
+    start = end;
+  }
+  return sizes;
+}
+
+// Runs a phase of the search to its end (one slice without a limit).
+template <typename Phase>
+balancer::PhaseStatus to_the_end(Phase phase) {
+  balancer::PhaseStatus status = balancer::PhaseStatus::paused;
+  for (int k = 0; status == balancer::PhaseStatus::paused && k < 1000; ++k) status = phase();
+  return status;
+}
+
+TEST(BalanceLocalSearch, PairsOfMovesEndWhereNoPlanWithinTwoMovesIsFaster) {
+  const std::vector<Case> cases = {
+      {Schedule::one_f_one_b, 3, 1, {3, 6}},
+      {Schedule::gpipe, 3, 1, {2, 4}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+  };
+  std::mt19937 rng(2612);
+  int improved = 0;
+  for (const Case& c : cases) {
+    int checked = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+      const auto [model, shape, device] = random_trial(rng, c, 8, trial);
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      SearchParts parts(model, device, shape, options, std::numeric_limits<std::int64_t>::max(), false);
+      balancer::BranchAndBound& search = *parts.search;
+      search.try_plan(parts.problem.even_ends());
+      if (search.best_time() == kNoEnd) continue;  // no incumbent to start from
+      ++checked;
+      const std::string label =
+          std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
+      ASSERT_EQ(to_the_end([&] { return search.improve_locally(kNoEnd); }), balancer::PhaseStatus::done) << label;
+      const double single = search.best_time();
+      ASSERT_EQ(to_the_end([&] { return search.improve_in_pairs(kNoEnd); }), balancer::PhaseStatus::done) << label;
+      const double best = search.best_time();
+      EXPECT_LE(best, single) << label;
+      improved += best < single ? 1 : 0;
+
+      // Its time is that partition's best, by every recompute assignment.
+      const std::vector<int> sizes = sizes_of(search.best_ends());
+      Exhaustive own;
+      best_of_partition(model, device, shape, options.recompute_options, sizes, own);
+      ASSERT_TRUE(own.feasible) << label;
+      EXPECT_NEAR(best, own.best_ms, 1e-9 * own.best_ms) << label;
+
+      // No partition one or two moves away (a layer between stages i < j, either way, twice) is faster.
+      std::set<std::vector<int>> valid;
+      for_each_partition(model, shape.virtual_stages(), [&](const std::vector<int>& p) { valid.insert(p); });
+      std::vector<std::vector<int>> moves;  // {i, j, step}: stage i gains step layers, stage j loses them
+      const int V = shape.virtual_stages();
+      for (int i = 0; i < V; ++i)
+        for (int j = i + 1; j < V; ++j)
+          for (int step : {-1, 1}) moves.push_back({i, j, step});
+      std::set<std::vector<int>> near;
+      for (std::size_t x = 0; x < moves.size(); ++x)
+        for (std::size_t y = x; y < moves.size(); ++y) {
+          std::vector<int> p = sizes;
+          const auto apply = [&](const std::vector<int>& move) {
+            p[static_cast<std::size_t>(move[0])] += move[2];
+            p[static_cast<std::size_t>(move[1])] -= move[2];
+          };
+          apply(moves[x]);
+          if (y != x) apply(moves[y]);  // x == y: one move alone
+          if (valid.count(p) > 0) near.insert(p);
+        }
+      EXPECT_GT(near.size(), 1U) << label;
+      for (const std::vector<int>& p : near) {
+        Exhaustive other;
+        best_of_partition(model, device, shape, options.recompute_options, p, other);
+        if (other.feasible) {
+          EXPECT_GE(other.best_ms, best * (1 - 1e-9)) << label;
+        }
+      }
+    }
+    EXPECT_GE(checked, 6) << schedule_name(c.schedule);
+  }
+  // The pairs found a faster plan than single moves alone on some models (else this test would not
+  // tell them apart from single moves).
+  EXPECT_GT(improved, 0);
+}
+
+// The pairs run while the search stands paused at a node (a balance runs them once a search has not
+// ended within 20,000 nodes): the search then goes on from its path as it was and still reaches the
+// exhaustive optimum.
+TEST(BalanceLocalSearch, PairsOfMovesInsideAPausedSearchLeaveItsPathAsItWas) {
+  const std::vector<Case> cases = {
+      {Schedule::one_f_one_b, 3, 1, {3, 6}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
+  };
+  std::mt19937 rng(2712);
+  int improved = 0;  // the pairs moved the best plan (so that the search resumed from a new cut)
+  for (const Case& c : cases) {
+    int paused = 0;
+    for (int trial = 0; trial < 10; ++trial) {
+      const auto [model, shape, device] = random_trial(rng, c, 8, trial);
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
+      if (!want.feasible) continue;
+      SearchParts parts(model, device, shape, options, std::numeric_limits<std::int64_t>::max(), false);
+      balancer::BranchAndBound& search = *parts.search;
+      const std::string label =
+          std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " trial " + std::to_string(trial);
+      search.pause_at(2 + trial);  // a few nodes in: the path is some virtual stages deep
+      const balancer::PhaseStatus first = search.step();
+      const double before = search.best_time();
+      if (first == balancer::PhaseStatus::paused && search.at_pause() && search.best_time() < kNoEnd) {
+        ++paused;
+        // On odd trials the pairs stop early (their share ends after 2 V tries): the search then
+        // still has better plans to find below its path.
+        to_the_end([&] { return search.improve_in_pairs(trial % 2 == 1 ? 0 : kNoEnd); });
+        search.pause_at(std::numeric_limits<std::int64_t>::max());
+        improved += search.best_time() < before ? 1 : 0;
+        ASSERT_EQ(to_the_end([&] { return search.step(); }), balancer::PhaseStatus::done) << label;
+      } else {
+        search.pause_at(std::numeric_limits<std::int64_t>::max());
+        ASSERT_EQ(to_the_end([&] { return search.step(); }), balancer::PhaseStatus::done) << label;
+      }
+      EXPECT_NEAR(search.best_time(), want.best_ms, 1e-9 * want.best_ms) << label;
+      // And the plan it names is the one of that time.
+      Exhaustive named;
+      best_of_partition(model, device, shape, options.recompute_options, sizes_of(search.best_ends()), named);
+      EXPECT_NEAR(named.best_ms, want.best_ms, 1e-9 * want.best_ms) << label;
+    }
+    EXPECT_GE(paused, 5) << schedule_name(c.schedule);
+  }
+  EXPECT_GT(improved, 0);
+}
+
+}  // namespace
+}  // namespace ppb::test
