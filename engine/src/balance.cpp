@@ -372,13 +372,16 @@ void Balancer::Impl::run_phases() {
         phase = pairs_pending ? Phase::pair_moves : Phase::search;
         break;
       }
-      // The local search again, in pairs of moves (a third of what is left of the budget), for a search
-      // that did not end within kBisectAfterNodes nodes; the search then goes on from where it paused,
-      // cutting at the new best time.
+      // The local search again, in pairs of moves, for a search that did not end within
+      // kBisectAfterNodes nodes: a third of what is left of the budget, and at most the time the
+      // balance has spent so far (a search that would end soon after the pause is not held up much
+      // longer than it has run). The search then goes on from where it paused, cutting at the new
+      // best time.
       case Phase::pair_moves: {
         if (!record) {
           open_phase("local search");
-          local_until_ms = record->start_ms + (options.time_budget_ms - record->start_ms) / 3;
+          local_until_ms = record->start_ms + std::min((options.time_budget_ms - record->start_ms) / 3,
+                                                       record->start_ms - options.spent_before_ms);
         }
         const PhaseStatus status = search.improve_in_pairs(local_until_ms);
         if (status == PhaseStatus::paused) return;

@@ -34,6 +34,7 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
 
 PhaseStatus BranchAndBound::improve_locally(double until_ms) {
   if (best_ends_.empty()) return PhaseStatus::done;
+  const KeepFlags keep(*this);
   // One layer moves from stage j to stage i (step +1, i < j) or back (step -1): the boundaries
   // between them shift by one, the stages between keep their sizes. Passes over every move, nearest
   // stages first (a layer between neighbours is the move that helps most often, and with many stages
@@ -71,6 +72,7 @@ PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
     for (int distance = 1; distance < p_.V; ++distance)
       for (int i = 0; i + distance < p_.V; ++i)
         for (int step : {-1, 1}) moves_.push_back({i, i + distance, step});
+  const KeepFlags keep(*this);
   // The search may stand paused at a node: what a plan tried overwrites of its path is put back.
   const std::vector<int> path_ends = ends_;
   const std::vector<VirtualStageCost> path_costs = costs_;
@@ -82,7 +84,7 @@ PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
     return status;
   };
   std::vector<int> ends;
-  for (std::int64_t tried = 1;; ++tried) {
+  for (;;) {
     if (first_move_ == moves_.size()) return leave(PhaseStatus::done);  // a whole pass changed nothing
     if (budget_.tick(p_.V)) return leave(PhaseStatus::given_up);
     ends = best_ends_;
@@ -100,7 +102,7 @@ PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
     } else if (++second_move_ == moves_.size()) {
       second_move_ = ++first_move_;
     }
-    if (tried % (2 * p_.V) == 0 && budget_.past(until_ms)) return leave(PhaseStatus::given_up);
+    if (++pair_tries_ % (2 * p_.V) == 0 && budget_.past(until_ms)) return leave(PhaseStatus::given_up);
     if (budget_.slice_over()) return leave(PhaseStatus::paused);
   }
 }
@@ -115,9 +117,7 @@ PhaseStatus BranchAndBound::step() {
   while (!stack_.empty()) {
     // The whole-plan bound is built only for a search that did not end within whole_after_nodes_ nodes:
     // most balances finish well before, and its ascent costs more than their whole search.
-    if (!whole_ascended_ && several_chunks() && budget_.nodes() >= whole_after_nodes_ &&
-        ascend_whole() == PhaseStatus::paused)
-      return PhaseStatus::paused;
+    if (whole_pending() && ascend_whole() == PhaseStatus::paused) return PhaseStatus::paused;
     if (budget_.hit()) return PhaseStatus::given_up;
     if (budget_.nodes() >= pause_at_) return PhaseStatus::paused;
     Frame& f = stack_.back();

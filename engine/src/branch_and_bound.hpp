@@ -54,8 +54,9 @@ class BranchAndBound {
   void use_threshold(const ThresholdBound* threshold) { threshold_ = threshold; }
   // Makes step() pause (as at the end of a slice) once the search has visited `nodes` nodes in all.
   void pause_at(std::int64_t nodes) { pause_at_ = nodes; }
-  // Whether the search stands at that pause.
-  [[nodiscard]] bool at_pause() const { return budget_.nodes() >= pause_at_ && !stack_.empty(); }
+  // Whether the search stands at that pause (not inside the whole-plan bound's ascent, which a slice
+  // may end part way: the pause comes once it is built, as in one run at once).
+  [[nodiscard]] bool at_pause() const { return budget_.nodes() >= pause_at_ && !stack_.empty() && !whole_pending(); }
   // Starts the search at the root, every plan bounded below by `root_bound`.
   void start(double root_bound);
   // Visits nodes, depth first, until every partition not ruled out has been searched (done), the
@@ -102,6 +103,25 @@ class BranchAndBound {
     std::size_t next = 0;   // the child being searched, or next to be
   };
   void expand(Frame& frame);
+  // While the local search runs: the flags a plan tried may set (a partition's recompute choices cut
+  // short, a stage's memory charged conservatively) say what the search itself missed, so they are
+  // put back as they were when it ends; a plan the local search tries is not one the search relies on.
+  class KeepFlags {
+   public:
+    explicit KeepFlags(BranchAndBound& search)
+        : search_(search), cut_(search.choices_cut_), flags_(search.recompute_.flags()) {}
+    ~KeepFlags() {
+      search_.choices_cut_ = cut_;
+      search_.recompute_.restore(flags_);
+    }
+    KeepFlags(const KeepFlags&) = delete;
+    KeepFlags& operator=(const KeepFlags&) = delete;
+
+   private:
+    BranchAndBound& search_;
+    bool cut_;
+    StageRecompute::Flags flags_;
+  };
   [[nodiscard]] double prefix_bound(int v, int a) const;
   void enter(const Frame& frame, const Child& child);
   void finish_frame();
@@ -181,6 +201,7 @@ class BranchAndBound {
   std::size_t first_move_ = 0, second_move_ = 0;
   // Its simulations, which the search's simulation budget does not count (they are not the search's).
   std::int64_t pair_simulations_ = 0;
+  std::int64_t pair_tries_ = 0;  // the clock is read every 2 V tries, across slices
   std::int64_t simulations_ = 0;
   // The whole-plan bound (whole_plan_bound.hpp), with several chunks per stage (one chunk has the
   // suffix table, which bounds every node better, docs/ppb.md): built, and its ascent run, once the
@@ -194,6 +215,10 @@ class BranchAndBound {
   std::vector<double> whole_prefix_;
   // Builds the bound and runs its ascent (paused: a slice ended inside it).
   PhaseStatus ascend_whole();
+  // Whether the search has reached the node where the bound is built and it is not built yet.
+  [[nodiscard]] bool whole_pending() const {
+    return !whole_ascended_ && several_chunks() && budget_.nodes() >= whole_after_nodes_;
+  }
 };
 
 }  // namespace ppb::balancer

@@ -40,6 +40,16 @@ class StageRecompute {
   // Whether some stage of three chunks or more had more than kMaxCandidates combinations, so that
   // only its least summed recompute was listed as its choice: its best may have been missed.
   [[nodiscard]] bool choices_incomplete() const { return choices_incomplete_; }
+  // Both flags, kept aside and put back around plans that are not the search's (the local search's):
+  // what it tried does not weaken what the search proves.
+  struct Flags {
+    bool memory_conservative, choices_incomplete;
+  };
+  [[nodiscard]] Flags flags() const { return {memory_conservative_, choices_incomplete_}; }
+  void restore(Flags f) {
+    memory_conservative_ = f.memory_conservative;
+    choices_incomplete_ = f.choices_incomplete;
+  }
   static constexpr double kMaxCandidates = 1024;
 
   // What stage_extra reads of stage s for its one chunk, read once by the inner loops over a

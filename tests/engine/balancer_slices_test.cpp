@@ -91,7 +91,8 @@ std::vector<Case> cases() {
   return out;
 }
 
-BalanceResult run(const Case& c, double slice_ms, std::vector<BalanceProgress>* progress = nullptr) {
+BalanceResult run(const Case& c, double slice_ms, std::vector<BalanceProgress>* progress = nullptr,
+                  double time_budget_ms = 1e12) {
   Device device;
   device.p2p_bandwidth_gbs = 25;
   device.p2p_latency_ms = 0.02;
@@ -100,7 +101,7 @@ BalanceResult run(const Case& c, double slice_ms, std::vector<BalanceProgress>* 
   BalanceOptions options;
   options.recompute_options = {0, 1};
   options.node_budget = c.node_budget;
-  options.time_budget_ms = 1e12;
+  options.time_budget_ms = time_budget_ms;
   options.clock_ms = clock.function();
   Balancer balancer(c.model, device, c.shape, options);
   for (;;) {
@@ -148,6 +149,41 @@ TEST(BalancerSlices, SlicedRunGivesTheOneShotPlanAndProof) {
   EXPECT_TRUE(run(all[0], 1e12).proven_optimal);
   EXPECT_FALSE(run(all[1], 1e12).proven_optimal);
   EXPECT_FALSE(run(all[2], 1e12).feasible);
+}
+
+// The pairs of moves stop at their share of the budget (a third of what is left, at most the time
+// spent before them), in 1 ms slices as in one run: their clock is read every 2 V tries counted
+// across slices, not only within one call. The search then goes on to the budget's end.
+TEST(BalancerSlices, PairsOfMovesStopAtTheirShare) {
+  const auto all = cases();
+  const Case& c = *std::find_if(all.begin(), all.end(), [](const Case& x) { return x.name == "interleaved pairs"; });
+  for (double slice : {1.0, 1e12}) {
+    // Where the search pauses without a budget (on the 1 ms clock, later in 1 ms slices, where the
+    // whole-plan bound's ascent before the pause reads the clock at every slice): a budget a little
+    // past that.
+    const BalanceResult probe = run(c, slice);
+    double pause_ms = 0;  // the first search ends at the pause
+    for (const BalancePhase& p : probe.phases)
+      if (p.name == "search") {
+        pause_ms = p.end_ms;
+        break;
+      }
+    ASSERT_GT(pause_ms, 0);
+    const double budget = pause_ms + 800;
+    const BalanceResult r = run(c, slice, nullptr, budget);
+    std::vector<BalancePhase> locals;
+    for (const BalancePhase& p : r.phases)
+      if (p.name == "local search") locals.push_back(p);
+    ASSERT_EQ(locals.size(), 2u) << slice;
+    const BalancePhase& pairs = locals[1];
+    const double share = std::min((budget - pairs.start_ms) / 3, pairs.start_ms);
+    EXPECT_FALSE(pairs.complete) << slice;  // a pass takes longer than the share here
+    // Their share is checked every 2 V tries, between which the tries read the 1 ms clock a few times.
+    EXPECT_LE(pairs.end_ms - (pairs.start_ms + share), 8) << slice;
+    const BalancePhase& last = r.phases.back();
+    EXPECT_EQ(last.name, "search") << slice;
+    EXPECT_GE(last.end_ms - last.start_ms, budget - pairs.end_ms - 10) << slice;  // the rest is the search's
+  }
 }
 
 // Between slices the incumbent only falls and the proven lower bound only rises, never above the
