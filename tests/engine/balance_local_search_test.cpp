@@ -112,7 +112,8 @@ TEST(BalanceLocalSearch, PairsOfMovesEndWhereNoPlanWithinTwoMovesIsFaster) {
 // The pairs run while the search stands paused at a node (a balance runs them once a search has not
 // ended within 20,000 nodes): the search then goes on from its path as it was (its stage ends, the
 // costs of its virtual stages and, with several chunks, its stages' recompute choices, which every
-// plan tried overwrites) and still reaches the exhaustive optimum, naming a plan of that time. Paused
+// plan tried overwrites) and still reaches the exhaustive optimum, naming a plan of that time, under
+// every kind of program (one chunk, interleaved, weight gradients apart, the V shapes). Paused
 // at many depths, and on some runs the pairs stop early (their share ends after 2 V tries), so that
 // the search still has better plans to find below its path.
 TEST(BalanceLocalSearch, PairsOfMovesInsideAPausedSearchLeaveItsPathAsItWas) {
@@ -121,6 +122,9 @@ TEST(BalanceLocalSearch, PairsOfMovesInsideAPausedSearchLeaveItsPathAsItWas) {
       {Schedule::interleaved_1f1b, 2, 2, {2, 4}},
       {Schedule::interleaved_1f1b, 3, 2, {3, 6}},
       {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
+      {Schedule::zb_h1, 3, 1, {3, 6}},
+      {Schedule::zbv, 2, 2, {1, 4}},
+      {Schedule::dualpipev, 2, 2, {4, 6}},
   };
   std::mt19937 rng(2712);
   int improved = 0;  // runs where the pairs moved the best plan (the search resumed with a new cut)
