@@ -55,6 +55,7 @@ PhaseStatus BranchAndBound::improve_locally(double until_ms) {
     if (++move_ % 2 == 0) ++first_;
     // A plan costs about a node per stage; the clock is read by that work.
     if (budget_.tick(p_.V)) return PhaseStatus::given_up;
+    frontiers_.trim();
     std::vector<int> ends = best_ends_;
     for (int k = i; k < j; ++k) ends[static_cast<std::size_t>(k)] += step;
     const double before = best_time_;
@@ -87,6 +88,7 @@ PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
   for (;;) {
     if (first_move_ == moves_.size()) return leave(PhaseStatus::done);  // a whole pass changed nothing
     if (budget_.tick(p_.V)) return leave(PhaseStatus::given_up);
+    frontiers_.trim();  // as at every node: the plans tried build frontiers of many new ranges
     ends = best_ends_;
     const auto apply = [&](const Move& move) {
       for (int x = move.i; x < move.j; ++x) ends[static_cast<std::size_t>(x)] += move.step;
