@@ -275,7 +275,7 @@ function gbenchRows(file) {
   for (const b of report.benchmarks) {
     if (b.aggregate_name !== 'median') continue;
     const toMs = { ns: 1e-6, us: 1e-3, ms: 1, s: 1e3 }[/** @type {'ns'|'us'|'ms'|'s'} */ (b.time_unit)] ?? 1;
-    const counters = ['proven', 'candidates'].filter((k) => k in b).map((k) => `${k} ${b[k]}`).join(', ');
+    const counters = ['proven', 'step_ms', 'candidates'].filter((k) => k in b).map((k) => `${k} ${b[k]}`).join(', ');
     rows.push(`| ${b.run_name} | ${fmtMs(b.real_time * toMs)} | ${fmtMs(b.cpu_time * toMs)} | ${counters} |`);
   }
   return rows;
