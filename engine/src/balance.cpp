@@ -13,6 +13,7 @@
 #include "balance_budget.hpp"
 #include "balance_problem.hpp"
 #include "branch_and_bound.hpp"
+#include "count_search.hpp"
 #include "least_over.hpp"
 #include "recompute_frontier.hpp"
 #include "recompute_price.hpp"
@@ -100,6 +101,7 @@ struct Balancer::Impl {
     search,
     bisection,
     pair_moves,
+    counts,
     done
   };
 
@@ -112,7 +114,8 @@ struct Balancer::Impl {
         price(problem),
         suffix(problem, recompute, frontiers, bounds, price),
         threshold(problem, recompute, bounds),
-        search(problem, recompute, frontiers, bounds, suffix, price, budget) {
+        search(problem, recompute, frontiers, bounds, suffix, price, budget),
+        counts(problem) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
     if (problem.limit < kInf && problem.V == problem.pp)
@@ -124,9 +127,14 @@ struct Balancer::Impl {
   void run_phases();
   // A search that has not ended within kBisectAfterNodes nodes pauses for the threshold bisection and
   // the local search's pairs of moves, when either is to run (bisect_pending is set before).
+  // Where every movable layer is alike, the count search takes over instead (count_pending).
   void pause_long_search() {
     pairs_pending = search.pairs_apply();
-    if (bisect_pending || pairs_pending) search.pause_at(budget.nodes() + kBisectAfterNodes);
+    count_pending = counts.applies();
+    if (count_pending)
+      search.pause_at(budget.nodes() + (problem.V == problem.pp ? kBisectAfterNodes : kCountAfterNodes));
+    else if (bisect_pending || pairs_pending)
+      search.pause_at(budget.nodes() + kBisectAfterNodes);
   }
   // How the balance ends: at its end, or before it (stopped, cancelled, or still running and asked
   // for its best plan so far).
@@ -167,6 +175,7 @@ struct Balancer::Impl {
   SuffixBound suffix;
   ThresholdBound threshold;
   BranchAndBound search;
+  CountSearch counts;
   std::optional<LeastOverSweep> sweep;
   std::optional<LeastOver> over;  // the plan over the limit by the least, when known
   Phase phase = Phase::least_over;
@@ -184,6 +193,11 @@ struct Balancer::Impl {
   // Whether the local search's pairs of moves are still to run (once the search has not ended within
   // kBisectAfterNodes nodes).
   bool pairs_pending = false;
+  // Whether the count search is to run (once the search has not ended within kCountAfterNodes nodes
+  // with several chunks per stage, where the search's bounds are weakest, or kBisectAfterNodes with
+  // one), and whether it closed every node.
+  static constexpr std::int64_t kCountAfterNodes = 2'000;
+  bool count_pending = false, count_done = false;
   int tests = 0;
   double threshold_until_ms = 0;
   bool final_test = false;
@@ -320,9 +334,9 @@ void Balancer::Impl::run_phases() {
       case Phase::search: {
         open_phase("search");
         const PhaseStatus status = search.step();
-        if (status == PhaseStatus::paused && (bisect_pending || pairs_pending) && search.at_pause()) {
+        if (status == PhaseStatus::paused && (bisect_pending || pairs_pending || count_pending) && search.at_pause()) {
           close_phase(false);
-          phase = bisect_pending ? Phase::bisection : Phase::pair_moves;
+          phase = count_pending ? Phase::counts : bisect_pending ? Phase::bisection : Phase::pair_moves;
           break;
         }
         if (status == PhaseStatus::paused) return;
@@ -391,6 +405,24 @@ void Balancer::Impl::run_phases() {
         phase = Phase::search;
         break;
       }
+      // The count search (count_search.hpp), for a search that did not end within kCountAfterNodes
+      // nodes on a model whose movable layers are all alike: the rest of the budget. Closing every
+      // node proves the best plan of either search; otherwise the answer keeps the better plan and
+      // the higher bound.
+      case Phase::counts: {
+        if (!record) {
+          open_phase("count search");
+          counts.start(search.best_time());
+        }
+        const PhaseStatus status = counts.step(budget);
+        if (status == PhaseStatus::paused) return;
+        close_phase(status == PhaseStatus::done);
+        count_pending = false;
+        count_done = status == PhaseStatus::done;
+        finish(Stop::none);
+        phase = Phase::done;
+        break;
+      }
       case Phase::done: break;
     }
   }
@@ -399,22 +431,36 @@ void Balancer::Impl::run_phases() {
 // The lower bound the search has proven so far: the table's, or the least bound of the branches
 // still open, whichever is higher; at most the best time.
 double Balancer::Impl::proven_bound() const {
-  return std::min(std::max(table_bound, search.open_bound()), search.best_time());
+  const double best = std::min(search.best_time(), counts.best_time());
+  const double bound = std::max(table_bound, search.open_bound());
+  return std::min(counts.started() ? std::max(bound, counts.open_bound()) : bound, best);
 }
 
 // The answer from the state of the search: complete, or stopped before it finished.
 void Balancer::Impl::finish(Stop stop) {
   const bool stopped = stop != Stop::none;
   const BalanceOptions& options = problem.options;
-  result.nodes = budget.nodes();
-  result.simulations = search.simulations();
-  const double best = search.best_time();
+  result.nodes = budget.nodes() + counts.nodes();
+  result.simulations = search.simulations() + counts.simulations();
+  const bool by_counts = counts.best_time() < search.best_time();
+  const double best = std::min(search.best_time(), counts.best_time());
   const bool budget_hit = budget.hit() || stopped;
   if (best < kInf) {
     result.feasible = true;
     result.step_time_ms = best;
-    result.plan = plan_of(problem, recompute, search.best_ends(), true,
-                          search.best_choices().empty() ? nullptr : &search.best_choices());
+    result.plan = by_counts ? counts.best_plan()
+                            : plan_of(problem, recompute, search.best_ends(), true,
+                                      search.best_choices().empty() ? nullptr : &search.best_choices());
+    // The count search's proof is its own: its rows are exact for every plan (it applies only where
+    // the memory charged is the estimate's) and it reads no frontier.
+    if (count_done) {
+      result.proven_optimal = options.tolerance == 0;
+      result.within_tolerance = options.tolerance;
+      result.lower_bound_ms = best / (1.0 + options.tolerance);
+      result.notes.clear();
+      if (options.tolerance > 0) result.notes.push_back("searched to within the requested tolerance of the optimum");
+      return;
+    }
     const std::string inexact = why_inexact(problem, recompute, search);
     const bool model_exact = inexact.empty();
     // A thinned frontier may overstate a stage's least recompute time by its error; every bound (a
@@ -465,18 +511,19 @@ void Balancer::Impl::finish(Stop stop) {
 BalanceProgress Balancer::Impl::progress() const {
   // In the order of Phase.
   static const char* const names[] = {
-      "least over", "exact bound table",   "relaxed bound table", "incumbents", "local search", "threshold test",
-      "search",     "threshold bisection", "local search",        "done"};
+      "least over", "exact bound table",   "relaxed bound table", "incumbents",   "local search", "threshold test",
+      "search",     "threshold bisection", "local search",        "count search", "done"};
   static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(Phase::done) + 1);
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];
-  out.nodes = budget.nodes();
-  out.simulations = search.simulations();
+  out.nodes = budget.nodes() + counts.nodes();
+  out.simulations = search.simulations() + counts.simulations();
   out.finished = phase == Phase::done;
-  if (search.best_time() < kInf) out.incumbent_ms = search.best_time();
+  if (const double best = std::min(search.best_time(), counts.best_time()); best < kInf) out.incumbent_ms = best;
   if (out.finished) {
     if (result.within_tolerance) out.lower_bound_ms = result.lower_bound_ms;
-  } else if (phase == Phase::search && why_inexact(problem, recompute, search).empty() && proven_bound() < kInf) {
+  } else if ((phase == Phase::search || phase == Phase::counts) && why_inexact(problem, recompute, search).empty() &&
+             proven_bound() < kInf) {
     out.lower_bound_ms = proven_bound();
   }
   return out;

@@ -22,6 +22,13 @@ inline Plan shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
   return p;
 }
 
+// n choose k, as a double (the partitions of n + 1 layers into k + 1 stages).
+inline double binomial(int n, int k) {
+  double c = 1;
+  for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
+  return c;
+}
+
 struct Exhaustive {
   bool feasible = false;
   double best_ms = 0;

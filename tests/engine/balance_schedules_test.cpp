@@ -172,12 +172,6 @@ void fit_exhaustive(std::mt19937& rng, Model& model, double partitions, double c
   }
 }
 
-double binomial(int n, int k) {
-  double c = 1;
-  for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
-  return c;
-}
-
 struct Tally {
   int trials = 0, feasible = 0, proven = 0, exact_memory = 0, proven_exact = 0;
 };

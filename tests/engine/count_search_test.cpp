@@ -1,0 +1,341 @@
+// The count search (count_search.hpp) and its linear programs (dense_lp.hpp): small programs whose
+// optimum is worked by hand; the count search against exhaustive search (every partition, every
+// layer's recompute, each estimated) on small models whose movable layers are alike, under every
+// schedule it reads; when it applies; and in the balance, issue 18's interleaved case proven
+// optimal at the optimum the offline proof found (docs/proofs/interleaved-96-layers.lp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "balance_budget.hpp"
+#include "balance_helpers.hpp"
+#include "balance_problem.hpp"
+#include "count_search.hpp"
+#include "dense_lp.hpp"
+#include "helpers.hpp"
+#include "ppb/request_reader.hpp"
+#include "ppb/schedule_names.hpp"
+
+namespace ppb::test {
+namespace {
+
+using balancer::BalanceProblem;
+using balancer::Budget;
+using balancer::CountSearch;
+using balancer::DenseLp;
+using balancer::kInf;
+using balancer::PhaseStatus;
+
+// min x0 + x1 subject to x0 + 2 x1 >= 4 and 3 x0 + x1 >= 6, 0 <= x <= 10. The two rows meet at
+// (8/5, 6/5), worth 14/5; the axes' vertices are worth 4 (x1 = 0, x0 >= 4) and 6 (x0 = 0, x1 >= 6).
+DenseLp two_rows() {
+  DenseLp lp({1, 1});
+  lp.set_bounds(0, 0, 10);
+  lp.set_bounds(1, 0, 10);
+  lp.activate(lp.add_row({1, 2}, 4, kInf));
+  lp.activate(lp.add_row({3, 1}, 6, kInf));
+  return lp;
+}
+
+TEST(DenseLp, SolvesAHandWorkedProgram) {
+  DenseLp lp = two_rows();
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  EXPECT_NEAR(lp.x(0), 1.6, 1e-6);
+  EXPECT_NEAR(lp.x(1), 1.2, 1e-6);
+  EXPECT_NEAR(lp.objective(), 2.8, 1e-5);
+  // The dual bound is the optimum, to the working costs' perturbation, never above.
+  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
+  EXPECT_GE(lp.bound(), 2.8 - 1e-4);
+}
+
+TEST(DenseLp, ABranchAndItsUndoingAndRowsAddedAfter) {
+  DenseLp lp = two_rows();
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  DenseLp::State root;
+  lp.save(root);
+  // x0 <= 1: then x1 >= max((4 - x0) / 2, 6 - 3 x0) = 3 at x0 = 1, worth 4.
+  lp.set_bounds(0, 0, 1);
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  EXPECT_NEAR(lp.objective(), 4, 1e-5);
+  // A row added in the branch: x0 + x1 >= 5, worth 5 (x0 = 1, x1 = 4).
+  lp.activate(lp.add_row({1, 1}, 5, kInf));
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  EXPECT_NEAR(lp.objective(), 5, 1e-5);
+  EXPECT_EQ(lp.rows(), 3);
+  // Back at the root: the branch's bound and row are gone.
+  lp.restore(root);
+  EXPECT_EQ(lp.rows(), 2);
+  EXPECT_EQ(lp.pool(), 3);
+  EXPECT_EQ(lp.upper(0), 10);
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  EXPECT_NEAR(lp.objective(), 2.8, 1e-5);
+  // x0 >= 2 (the other branch): x1 >= max(1, 0) = 1, worth 3.
+  lp.set_bounds(0, 2, 10);
+  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
+  EXPECT_NEAR(lp.objective(), 3, 1e-5);
+}
+
+TEST(DenseLp, InfeasibleProgramsAreSaidToBe) {
+  DenseLp lp = two_rows();
+  // x0 + 2 x1 <= 3 against x0 + 2 x1 >= 4.
+  lp.activate(lp.add_row({1, 2}, -kInf, 3));
+  EXPECT_EQ(lp.solve(100), DenseLp::Status::infeasible);
+  DenseLp boxed = two_rows();
+  boxed.set_bounds(0, 0, 1);
+  boxed.set_bounds(1, 0, 1);  // x0 + 2 x1 <= 3 < 4
+  EXPECT_EQ(boxed.solve(100), DenseLp::Status::infeasible);
+}
+
+// Whatever the basis, bound() is at most the optimum: after one pivot (stopped), at the start, and
+// on a program whose every row is written many times over (degenerate: many ties) with costs that
+// are mostly zero, which must still be solved, not cycle.
+TEST(DenseLp, TheBoundIsValidAtEveryBasisAndDegenerateProgramsEnd) {
+  DenseLp lp = two_rows();
+  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
+  EXPECT_EQ(lp.solve(1), DenseLp::Status::stopped);
+  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
+
+  // min t subject to t >= x_i + x_j for every pair (each row 5 times), sum x = 3, 0 <= x <= 3 over
+  // four x: the least largest pair sum is 1.5 (every x at 3/4).
+  DenseLp many({0, 0, 0, 0, 1});
+  for (int j = 0; j < 4; ++j) many.set_bounds(j, 0, 3);
+  many.set_bounds(4, 0, 100);
+  many.activate(many.add_row({1, 1, 1, 1, 0}, 3, 3));
+  for (int copy = 0; copy < 5; ++copy)
+    for (int i = 0; i < 4; ++i)
+      for (int j = i + 1; j < 4; ++j) {
+        std::vector<double> a(5, 0);
+        a[static_cast<std::size_t>(i)] = -1;
+        a[static_cast<std::size_t>(j)] = -1;
+        a[4] = 1;
+        many.activate(many.add_row(a, 0, kInf));
+      }
+  ASSERT_EQ(many.solve(10'000), DenseLp::Status::optimal);
+  EXPECT_NEAR(many.objective(), 1.5, 1e-5);
+  EXPECT_LE(many.bound(), 1.5 + 1e-9);
+  EXPECT_GE(many.bound(), 1.5 - 1e-4);
+}
+
+// A model of the count form: a pinned first and last layer (each on half of the trials) around
+// `body` copies of one layer with `kinds` recompute options (0 to 2).
+Model alike_model(std::mt19937& rng, int body, int kinds) {
+  std::uniform_real_distribution<double> time(0.5, 6.0), mem(50, 400), act(20, 300), send(0, 64);
+  std::uniform_int_distribution<int> coin(0, 1);
+  Model model;
+  model.recompute_options = {"full", "selective"};
+  const auto quarter = [](double x) { return std::round(x * 4) / 4; };
+  Layer decoder;
+  decoder.name = "decoder";
+  decoder.forward_ms = quarter(time(rng));
+  decoder.backward_ms = quarter(decoder.forward_ms * (1.5 + coin(rng)));
+  decoder.weight_backward_ms = decoder.backward_ms / 2;
+  decoder.other_static_mib = std::round(mem(rng));
+  decoder.activation_mib = std::round(act(rng));
+  decoder.send_mib = std::round(send(rng));
+  decoder.recompute.assign(2, std::nullopt);
+  if (kinds >= 1) decoder.recompute[0] = RecomputeCost{std::round(decoder.activation_mib * 0.1), decoder.forward_ms};
+  if (kinds >= 2)
+    decoder.recompute[1] = RecomputeCost{std::round(decoder.activation_mib * 0.6), quarter(decoder.forward_ms * 0.3)};
+  const auto pinned = [&](const char* name, Pin pin) {
+    Layer l;
+    l.name = name;
+    l.pin = pin;
+    l.forward_ms = quarter(time(rng));
+    l.backward_ms = quarter(2 * l.forward_ms);
+    l.weight_backward_ms = l.backward_ms / 2;
+    l.other_static_mib = std::round(2 * mem(rng));
+    l.activation_mib = std::round(act(rng));
+    l.send_mib = decoder.send_mib;
+    l.recompute.assign(2, std::nullopt);
+    return l;
+  };
+  if (coin(rng)) {
+    model.layers.push_back(pinned("embedding", Pin::first));
+    model.pinned_first = 1;
+  }
+  for (int i = 0; i < body; ++i) model.layers.push_back(decoder);
+  if (coin(rng)) {
+    model.layers.push_back(pinned("head", Pin::last));
+    model.pinned_last = 1;
+  }
+  return model;
+}
+
+struct Case {
+  Schedule schedule;
+  int pp, vpp;
+  std::vector<std::int64_t> micro_batches;
+};
+
+// Under every schedule whose paths the count search reads, on random models of the count form with
+// random limits, transfers on half: the count search run to its end from no incumbent finds the
+// exhaustive optimum (or, when nothing fits, nothing), and its plan, estimated, fits and takes that
+// time.
+TEST(CountSearch, FindsTheExhaustiveOptimumUnderEverySchedule) {
+  const std::vector<Case> cases = {
+      {Schedule::gpipe, 2, 1, {1, 2, 4}},         {Schedule::one_f_one_b, 3, 1, {2, 4, 8}},
+      {Schedule::interleaved_1f1b, 2, 2, {2, 4}}, {Schedule::interleaved_1f1b, 2, 3, {2, 4}},
+      {Schedule::zb_h1, 3, 1, {2, 4, 8}},         {Schedule::zb_h2, 2, 1, {2, 4, 6}},
+      {Schedule::zbv, 2, 2, {2, 4, 6}},
+  };
+  std::mt19937 rng(20261202);
+  int all_infeasible = 0;
+  for (const Case& c : cases) {
+    const int V = c.pp * c.vpp;
+    int feasible = 0, infeasible = 0;
+    for (int trial = 0; trial < 16; ++trial) {
+      std::uniform_int_distribution<int> kinds_d(0, 2), coin(0, 1);
+      const int kinds = kinds_d(rng);
+      // As many movable layers as keep exhaustive search to a few thousand estimates.
+      int body = V + 4;
+      while (body > V && binomial(body + 1, V - 1) * std::pow(kinds + 1, body) > 12'000) --body;
+      Model model = alike_model(rng, body, kinds);
+      Plan shape =
+          shape_of(c.pp, c.micro_batches[static_cast<std::size_t>(trial) % c.micro_batches.size()], c.schedule, c.vpp);
+      Device device = random_device(rng);
+      const double m = static_cast<double>(shape.micro_batch_num);
+      const double held = c.schedule == Schedule::gpipe ? m : std::min<double>(c.pp * c.vpp, m);
+      std::uniform_real_distribution<double> tightness(0.6, 2.0);
+      device.memory_limit_mib = limit_between(model, held, c.pp, tightness(rng));
+      BalanceOptions options;
+      options.recompute_options = {0, 1};
+      const std::string label = std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " vpp " +
+                                std::to_string(c.vpp) + " m " + std::to_string(shape.micro_batch_num) + " trial " +
+                                std::to_string(trial) + " body " + std::to_string(body) + " kinds " +
+                                std::to_string(kinds);
+      const BalanceProblem problem(model, device, shape, options);
+      CountSearch counts(problem);
+      ASSERT_TRUE(counts.applies()) << label;
+      Budget budget(options);
+      budget.begin_slice(kInf);
+      counts.start(kInf);
+      ASSERT_EQ(counts.step(budget), PhaseStatus::done) << label;
+      const Exhaustive truth = exhaustive(model, device, shape, options.recompute_options);
+      if (!truth.feasible) {
+        ++infeasible;
+        EXPECT_EQ(counts.best_time(), kInf) << label;
+        continue;
+      }
+      ++feasible;
+      ASSERT_LT(counts.best_time(), kInf) << label;
+      EXPECT_NEAR(counts.best_time(), truth.best_ms, 1e-9 * truth.best_ms) << label;
+      const Estimate e = estimate(model, device, counts.best_plan(), false);
+      EXPECT_TRUE(e.feasible) << label;
+      EXPECT_NEAR(e.step_time_ms, counts.best_time(), 1e-9 * truth.best_ms) << label;
+    }
+    const std::string name =
+        std::string(schedule_name(c.schedule)) + " pp " + std::to_string(c.pp) + " vpp " + std::to_string(c.vpp);
+    EXPECT_GE(feasible, 8) << name;
+    all_infeasible += infeasible;
+  }
+  EXPECT_GE(all_infeasible, 5);  // the search also ends when nothing fits
+}
+
+// It applies only where a plan is its counts: not when a movable layer differs from the others, a
+// pinned layer offers a recompute option the balance may use, stages may be empty, the first
+// virtual stage would send a different size without movable layers, or under dualpipev.
+TEST(CountSearch, AppliesOnlyWhereAPlanIsItsCounts) {
+  std::mt19937 rng(7);
+  Model model = alike_model(rng, 8, 1);
+  while (model.pinned_first == 0) model = alike_model(rng, 8, 1);
+  const Device device;
+  const Plan shape = shape_of(2, 4, Schedule::one_f_one_b);
+  BalanceOptions options;
+  options.recompute_options = {0, 1};
+  const auto applies = [&](const Model& m, const Plan& s, const BalanceOptions& o) {
+    const BalanceProblem problem(m, device, s, o);
+    return CountSearch(problem).applies();
+  };
+  EXPECT_TRUE(applies(model, shape, options));
+  Model different = model;
+  different.layers[3].forward_ms += 0.25;
+  EXPECT_FALSE(applies(different, shape, options));
+  Model recomputed_pin = model;
+  recomputed_pin.layers[0].recompute[1] = RecomputeCost{1, 1};
+  EXPECT_FALSE(applies(recomputed_pin, shape, options));
+  BalanceOptions only_full = options;
+  only_full.recompute_options = {0};  // the pin's option is not one the balance may use
+  EXPECT_TRUE(applies(recomputed_pin, shape, only_full));
+  Model other_send = model;
+  other_send.layers[0].send_mib += 1;
+  Device with_transfers;
+  add_transfers(with_transfers);
+  {
+    const BalanceProblem problem(other_send, with_transfers, shape, options);
+    EXPECT_FALSE(CountSearch(problem).applies());
+  }
+  BalanceOptions empty = options;
+  empty.allow_empty_stages = true;
+  EXPECT_FALSE(applies(model, shape, empty));
+  EXPECT_FALSE(applies(model, shape_of(2, 4, Schedule::dualpipev, 2), options));
+  EXPECT_TRUE(applies(model, shape_of(2, 4, Schedule::zbv, 2), options));
+}
+
+// Issue 18's interleaved case (bench/bench.cpp issue18_request(3)): examples/sapp-llama-192l.json
+// with 96 decoders, pp 8, vpp 2, m 16, interleaved_1f1b, `full` only, 20,000 MiB.
+struct Issue18Case {
+  Request request;
+  Plan shape = shape_of(8, 16, Schedule::interleaved_1f1b, 2);
+  BalanceOptions options;
+  Issue18Case() {
+    std::ifstream in(std::string(PPB_SOURCE_DIR) + "/examples/sapp-llama-192l.json");
+    json model = run("import", json::parse(in))["result"]["model"];
+    for (auto& layer : model["layers"])
+      if (layer.contains("count")) layer["count"] = 96;
+    Diagnostics diagnostics;
+    request = parse_request(json{{"model", model}, {"device", {{"memory_limit_mib", 20000}}}}, diagnostics);
+    options.recompute_options = {request.model.option_index("full")};
+  }
+};
+
+// The balance proves the case optimal: its search does not end within 5,000 nodes, and the count
+// search then closes every node. The optimum is the one the offline proof found with CBC
+// (docs/proofs/interleaved-96-layers.lp, checked by InterleavedProof): 4,188 ms.
+TEST(CountSearch, ProvesIssue18sInterleavedCaseAtTheOfflineOptimum) {
+  const Issue18Case c;
+  const BalanceResult result = balance(c.request.model, c.request.device, c.shape, c.options);
+  ASSERT_TRUE(result.feasible);
+  EXPECT_TRUE(result.proven_optimal);
+  EXPECT_DOUBLE_EQ(result.step_time_ms, 4188);
+  EXPECT_DOUBLE_EQ(result.lower_bound_ms, 4188);
+  ASSERT_TRUE(result.within_tolerance.has_value());
+  EXPECT_EQ(*result.within_tolerance, 0);
+  EXPECT_TRUE(result.notes.empty());
+  ASSERT_FALSE(result.phases.empty());
+  EXPECT_EQ(result.phases.back().name, "count search");
+  EXPECT_TRUE(result.phases.back().complete);
+  const Estimate e = estimate(c.request.model, c.request.device, result.plan, false);
+  EXPECT_TRUE(e.feasible);
+  EXPECT_DOUBLE_EQ(e.step_time_ms, 4188);
+}
+
+// Run in slices of 20 ms, the balance gives the same answer, and while the count search runs its
+// progress says so, with the incumbent and a lower bound that never falls and never passes it.
+TEST(CountSearch, RunsInSlicesWithItsGapClosing) {
+  const Issue18Case c;
+  Balancer balancer(c.request.model, c.request.device, c.shape, c.options);
+  int count_slices = 0;
+  double last_bound = 0;
+  for (;;) {
+    const BalanceProgress progress = balancer.step(20);
+    if (progress.finished) break;
+    if (progress.phase != "count search") continue;
+    ++count_slices;
+    ASSERT_TRUE(progress.incumbent_ms.has_value());
+    ASSERT_TRUE(progress.lower_bound_ms.has_value());
+    EXPECT_GE(*progress.lower_bound_ms, last_bound);
+    EXPECT_LE(*progress.lower_bound_ms, *progress.incumbent_ms);
+    last_bound = *progress.lower_bound_ms;
+  }
+  EXPECT_GE(count_slices, 3);
+  const BalanceResult result = balancer.result();
+  EXPECT_TRUE(result.proven_optimal);
+  EXPECT_DOUBLE_EQ(result.step_time_ms, 4188);
+}
+
+}  // namespace
+}  // namespace ppb::test
