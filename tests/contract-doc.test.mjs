@@ -246,6 +246,7 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'compare.cpp', 'compare_comm
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
                      'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp', 'threshold_bound.cpp',
                      'recompute_price.cpp', 'plan_replay.cpp', 'whole_plan_bound.cpp', 'plan_mixture.cpp', 'program_paths.cpp',
+                     'count_search.cpp', 'dense_lp.cpp',
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
                      'search_session.cpp', 'search_space.cpp', 'shape_rules.cpp',

@@ -50,7 +50,9 @@ struct BalanceOptions {
 // over the limit by the least), "exact bound table", "relaxed bound table", "incumbents", "local search",
 // "threshold test" (one chunk per stage with the exact table), "search", and when the search has not
 // ended within 20,000 nodes, "threshold bisection" (with the threshold test), "local search" again (its
-// pairs of moves, with at most 27 virtual stages) and "search" again.
+// pairs of moves, with at most 27 virtual stages) and "search" again; or, on a model whose movable
+// layers are all alike, "count search" for the rest of the budget instead (after 2,000 nodes with
+// several chunks per stage): a branch and cut over layer counts whose end proves the best plan.
 struct BalancePhase {
   std::string name;
   double start_ms = 0;  // since the balance started, on its clock
