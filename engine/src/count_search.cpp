@@ -178,6 +178,7 @@ void CountSearch::start(double incumbent) {
         }
         lp_->activate(lp_->add_row(a, -kInf, p_.limit_for(s) - fixed));
       }
+  fixed_rows_ = lp_->pool();
   pooled_.clear();
   max_path_rows_ = std::min(kMaxPathRows, static_cast<int>(kMaxPoolEntries / n));
   paths_ = std::make_unique<ProgramPaths>(p_);
@@ -205,7 +206,7 @@ void CountSearch::times_at_solution() {
   }
 }
 
-void CountSearch::try_solution() {
+bool CountSearch::try_solution() {
   std::vector<int> c(static_cast<std::size_t>(V_)), r(static_cast<std::size_t>(V_) * static_cast<std::size_t>(K_));
   for (int v = 0; v < V_; ++v) {
     c[static_cast<std::size_t>(v)] = static_cast<int>(std::lround(x_[static_cast<std::size_t>(c_var(v))]));
@@ -213,15 +214,31 @@ void CountSearch::try_solution() {
       r[static_cast<std::size_t>(v) * static_cast<std::size_t>(K_) + static_cast<std::size_t>(k)] =
           static_cast<int>(std::lround(x_[static_cast<std::size_t>(r_var(v, k))]));
   }
+  // The plan must meet the program's fixed rows exactly (the solver meets them to its tolerance): the
+  // layers placed, the recompute counts, each stage's memory (to the search's rounding allowance).
+  std::vector<double> point(static_cast<std::size_t>(t_var()) + 1, 0);
+  for (int v = 0; v < V_; ++v) {
+    point[static_cast<std::size_t>(c_var(v))] = c[static_cast<std::size_t>(v)];
+    for (int k = 0; k < K_; ++k)
+      point[static_cast<std::size_t>(r_var(v, k))] =
+          r[static_cast<std::size_t>(v) * static_cast<std::size_t>(K_) + static_cast<std::size_t>(k)];
+  }
+  for (int row = 0; row < fixed_rows_; ++row) {
+    const std::vector<double>& a = lp_->row(row);
+    double value = 0;
+    for (std::size_t j = 0; j < point.size(); ++j) value += a[j] * point[j];
+    if (!fits(value, lp_->row_upper(row)) || !fits(-value, -lp_->row_lower(row))) return false;
+  }
   const Plan plan = plan_of(c, r);
   ++simulations_;
   bool aborted = false;
   const double t = replay_->step_time(virtual_stage_costs(p_.model, p_.device, plan), best_time_, aborted);
-  if (aborted || !(t < best_time_)) return;
+  if (aborted || !(t < best_time_)) return true;
   best_time_ = t;
   found_ = true;
   best_c_ = c;
   best_r_ = r;
+  return true;
 }
 
 bool CountSearch::integral() const {
@@ -325,8 +342,8 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
   learn(node, lp.objective());
   const int var = branching_variable();
   if (var < 0) {
-    try_solution();
-    if (longer) return false;  // its T is below its own step time: the node is not closed
+    // A solution the solver's tolerance let past a row, or whose path it could not add, closes nothing.
+    if (!try_solution() || longer) return false;  // its T is below its own step time: the node is not closed
     // The node's least T is this plan's step time (no path is longer at it), so no plan here beats it.
     return true;
   }

@@ -89,8 +89,9 @@ class CountSearch {
   DenseLp::Status solve(Budget& budget);
   // Closes `node` or branches it. False when its linear program did not finish (the proof is given up).
   bool visit(const Node& node, Budget& budget);
-  // Simulates the plan of the integral solution; keeps it when it beats the best.
-  void try_solution();
+  // Simulates the plan of the integral solution; keeps it when it beats the best. False when the
+  // plan does not meet the program's fixed rows exactly.
+  bool try_solution();
   [[nodiscard]] bool integral() const;
   // A node is closed once its bound reaches this: the best time less its grain (no plan's time lies
   // strictly between), or the best time to rounding.
@@ -131,6 +132,7 @@ class CountSearch {
   int path_rows_ = 0;
   std::unordered_map<std::uint64_t, std::vector<int>> pooled_;  // path rows found, by a hash of the row
   int max_path_rows_ = kMaxPathRows;
+  int fixed_rows_ = 0;  // the pool's rows before the first path row: sum, recompute counts, memory
 };
 
 }  // namespace ppb::balancer

@@ -34,6 +34,7 @@ class DenseLp {
   [[nodiscard]] int pool() const { return static_cast<int>(a_.size()); }
   [[nodiscard]] const std::vector<double>& row(int k) const { return a_[static_cast<std::size_t>(k)]; }
   [[nodiscard]] double row_lower(int k) const { return row_lo_[static_cast<std::size_t>(k)]; }
+  [[nodiscard]] double row_upper(int k) const { return row_hi_[static_cast<std::size_t>(k)]; }
 
   enum class Status { optimal, infeasible, stopped };
   // Dual simplex from the current basis, at most `pivots` pivots (stopped when they run out; the
