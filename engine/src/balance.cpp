@@ -412,13 +412,21 @@ void Balancer::Impl::run_phases() {
       case Phase::counts: {
         if (!record) {
           open_phase("count search");
-          counts.start(search.best_time());
+          counts.start(search.best_time(), search.simulations());
         }
         const PhaseStatus status = counts.step(budget);
         if (status == PhaseStatus::paused) return;
         close_phase(status == PhaseStatus::done);
         count_pending = false;
         count_done = status == PhaseStatus::done;
+        if (status == PhaseStatus::given_up && !budget.hit()) {
+          // Given up for its own reasons (a program the solver could not settle): the search goes on
+          // from where it paused, from the count search's best plan too.
+          if (counts.best_time() < kInf) search.try_plan(ends_of(counts.best_plan().stage_layers));
+          search.pause_at(std::numeric_limits<std::int64_t>::max());
+          phase = Phase::search;
+          break;
+        }
         finish(Stop::none);
         phase = Phase::done;
         break;
@@ -440,7 +448,7 @@ double Balancer::Impl::proven_bound() const {
 void Balancer::Impl::finish(Stop stop) {
   const bool stopped = stop != Stop::none;
   const BalanceOptions& options = problem.options;
-  result.nodes = budget.nodes() + counts.nodes();
+  result.nodes = budget.nodes();
   result.simulations = search.simulations() + counts.simulations();
   const bool by_counts = counts.best_time() < search.best_time();
   const double best = std::min(search.best_time(), counts.best_time());
@@ -454,9 +462,11 @@ void Balancer::Impl::finish(Stop stop) {
     // The count search's proof is its own: its rows are exact for every plan (it applies only where
     // the memory charged is the estimate's) and it reads no frontier.
     if (count_done) {
+      // Its lower bound is the cutoff's, or a node's it closed to the solver's rounding (within 10^-7).
       result.proven_optimal = options.tolerance == 0;
-      result.within_tolerance = options.tolerance;
-      result.lower_bound_ms = best / (1.0 + options.tolerance);
+      result.lower_bound_ms = std::min(best / (1.0 + options.tolerance), counts.open_bound());
+      result.within_tolerance =
+          options.tolerance > 0 ? options.tolerance : (best - result.lower_bound_ms) / result.lower_bound_ms;
       result.notes.clear();
       if (options.tolerance > 0) result.notes.push_back("searched to within the requested tolerance of the optimum");
       return;
@@ -516,7 +526,7 @@ BalanceProgress Balancer::Impl::progress() const {
   static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(Phase::done) + 1);
   BalanceProgress out;
   out.phase = names[static_cast<int>(phase)];
-  out.nodes = budget.nodes() + counts.nodes();
+  out.nodes = budget.nodes();
   out.simulations = search.simulations() + counts.simulations();
   out.finished = phase == Phase::done;
   if (const double best = std::min(search.best_time(), counts.best_time()); best < kInf) out.incumbent_ms = best;

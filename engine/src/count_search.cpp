@@ -35,6 +35,9 @@ constexpr double kIntegral = 1e-6;  // a value this close to an integer is that 
 // share (measured on issue 18's interleaved case: 0.1% to 1% prove it in about the same time, fewer
 // rows meaning more nodes).
 constexpr double kFractionalCut = 0.003;
+// A node whose solution is a plan is closed when its bound is within this share of the best time
+// below the cutoff (the perturbed costs and the solver's tolerances can leave it that far under).
+constexpr double kRounding = 1e-7;
 
 }  // namespace
 
@@ -115,7 +118,8 @@ Plan CountSearch::plan_of(const std::vector<int>& c, const std::vector<int>& r) 
 
 Plan CountSearch::best_plan() const { return plan_of(best_c_, best_r_); }
 
-void CountSearch::start(double incumbent) {
+void CountSearch::start(double incumbent, std::int64_t simulations_before) {
+  simulations_before_ = simulations_before;
   // With no plan yet, an upper bound of every plan's step time: every operation and transfer one
   // after another (each at its slowest recompute), and the largest tail.
   double serial = 0;
@@ -133,6 +137,7 @@ void CountSearch::start(double incumbent) {
   best_c_.clear();
   best_r_.clear();
   nodes_ = simulations_ = 0;
+  rounded_ = kInf;
   path_rows_ = 0;
   open_.clear();
   const int n = t_var() + 1;
@@ -258,7 +263,7 @@ DenseLp::Status CountSearch::solve(Budget& budget) {
     const DenseLp::Status status = lp.solve(kPivotSlice);
     // A pivot is about rows x variables multiply-adds; a search node's unit of work is about 4,096.
     if (budget.tick((lp.pivots() - before + 1) * lp.rows() * n / 4096 + 1)) return DenseLp::Status::stopped;
-    if (status != DenseLp::Status::stopped || lp.pivots() - start >= kPivotsPerSolve) return status;
+    if (status != DenseLp::Status::stopped || lp.pivots() - start >= p_.options.count_search_pivots) return status;
   }
 }
 
@@ -291,17 +296,19 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
         return true;
       }
     }
-    for (int j = 0; j < n; ++j) x_[static_cast<std::size_t>(j)] = lp.x(j);
+    // The solution, within the node's box (the solver lets a value past its bound by its tolerance; a
+    // variable just past an integral bound is that integer, and a branch always shrinks the box).
+    for (int j = 0; j < n; ++j) x_[static_cast<std::size_t>(j)] = std::clamp(lp.x(j), lp.lower(j), lp.upper(j));
     const double t = x_[static_cast<std::size_t>(t_var())];
-    // A path longer than T by this much is added (at the root and at plans, any longer path): rows at
-    // every fractional solution deep in the tree cost more in pivots than they save in nodes.
-    const double wanted = !node.parent || integral() ? 1e-7 * std::max(1.0, t) : kFractionalCut * t;
     times_at_solution();
     double tail = 0;
     const double longest = paths_->longest(times_, row_, tail);
-    longer = longest > t + 1e-7 * std::max(1.0, longest);
+    longer = longest > t + 1e-9 * std::max(1.0, longest);
+    // A longer path is added at the root and at plans; below the root at a fractional solution only
+    // when it is longer than T by kFractionalCut: rows at every fractional solution deep in the tree
+    // cost more in pivots than they save in nodes.
     if (!longer || path_rows_ >= max_path_rows_) break;
-    if (longest - t <= wanted) break;
+    if (node.parent && !integral() && longest - t <= kFractionalCut * t) break;
     // The path as a row: T - coef . (c, r) >= its constant part.
     const auto V = static_cast<std::size_t>(V_);
     std::vector<double> a(static_cast<std::size_t>(n), 0);
@@ -334,17 +341,22 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
       same.push_back(id);
       ++path_rows_;
     } else if (lp.is_active(id)) {
-      longer = false;  // a row of the program already, met to the solver's tolerance
-      break;
+      break;  // a row of the program already, met to the solver's tolerance only: nothing is closed on it
     }
     lp.activate(id);
   }
   learn(node, lp.objective());
-  const int var = branching_variable();
+  const int var = branching_variable(budget);
   if (var < 0) {
     // A solution the solver's tolerance let past a row, or whose path it could not add, closes nothing.
-    if (!try_solution() || longer) return false;  // its T is below its own step time: the node is not closed
-    // The node's least T is this plan's step time (no path is longer at it), so no plan here beats it.
+    if (!try_solution() || longer) return false;
+    // The node's least T is this plan's step time (no path is longer at it), so no plan here beats the
+    // best. The bound says so to the solver's rounding: within kRounding of the best time it closes
+    // the node, and the answer's lower bound takes it.
+    const double here = lp.bound();
+    if (here >= cutoff()) return true;
+    if (here < cutoff() - kRounding * best_time_) return false;
+    rounded_ = std::min(rounded_, here);
     return true;
   }
   // The bound the children start from (and open_bound() reads), and reduced-cost fixing: a variable
@@ -384,7 +396,7 @@ void CountSearch::learn(const Node& node, double objective) {
   ++gain_count_[k];
 }
 
-int CountSearch::branching_variable() {
+int CountSearch::branching_variable(Budget& budget) {
   // The candidates: the fractional c, or when there are none the fractional r. A side never branched
   // on is probed first: its bound set, the program re-solved (a few pivots), and the node's program
   // put back.
@@ -402,7 +414,9 @@ int CountSearch::branching_variable() {
         lp.set_bounds(j, lp.lower(j), std::floor(v));
       else
         lp.set_bounds(j, std::ceil(v), lp.upper(j));
+      const std::int64_t before = lp.pivots();
       const DenseLp::Status status = lp.solve(kProbePivots);
+      budget.add_work((lp.pivots() - before + 1) * lp.rows() * (t_var() + 1) / 4096 + 1);
       Node probed;
       probed.var = j;
       probed.side = side;
@@ -438,8 +452,8 @@ int CountSearch::branching_variable() {
 
 PhaseStatus CountSearch::step(Budget& budget) {
   while (!open_.empty()) {
-    if (budget.tick()) return PhaseStatus::given_up;
     if (budget.slice_over()) return PhaseStatus::paused;
+    if (budget.node_out_of_budget(simulations_before_ + simulations_)) return PhaseStatus::given_up;
     const Node node = open_.back();
     open_.pop_back();
     if (node.bound >= cutoff()) continue;
@@ -452,7 +466,9 @@ PhaseStatus CountSearch::step(Budget& budget) {
 }
 
 double CountSearch::open_bound() const {
-  double least = best_time_;
+  const double tolerance = p_.options.tolerance;
+  double least = tolerance > 0 ? best_time_ / (1 + tolerance) : best_time_;
+  least = std::min(least, rounded_);
   for (const Node& node : open_) least = std::min(least, node.bound);
   return least;
 }

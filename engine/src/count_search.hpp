@@ -11,6 +11,7 @@
 // search", has the argument.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -35,8 +36,9 @@ class CountSearch {
   // memory charged exactly, and a program whose paths are read (not dualpipev's F&B pairs).
   [[nodiscard]] bool applies() const { return applies_; }
 
-  // Starts at the root: plans must beat `incumbent` (the best step time so far, or kInf).
-  void start(double incumbent);
+  // Starts at the root: plans must beat `incumbent` (the best step time so far, or kInf; any value,
+  // on the grain or not). `simulations_before` counts toward the balance's simulation budget.
+  void start(double incumbent, std::int64_t simulations_before = 0);
   // Closes nodes, depth first, until none is open (done), the budget is spent or a node's linear
   // program does not finish in its pivots (given up), or the slice ends (paused; the next step goes
   // on from the same node).
@@ -47,8 +49,8 @@ class CountSearch {
   [[nodiscard]] double best_time() const { return found_ ? best_time_ : kInf; }
   [[nodiscard]] bool started() const { return lp_ != nullptr; }
   [[nodiscard]] Plan best_plan() const;
-  // A lower bound of every plan not ruled out yet: the least bound of the open nodes, at most the
-  // best time (the incumbent's, or the search's own).
+  // A lower bound of every plan not ruled out yet: the least bound of the open nodes and of the nodes
+  // closed to the solver's rounding, at most the best time (over 1 + tolerance).
   [[nodiscard]] double open_bound() const;
   [[nodiscard]] std::int64_t nodes() const { return nodes_; }
   [[nodiscard]] std::int64_t simulations() const { return simulations_; }
@@ -61,12 +63,11 @@ class CountSearch {
   [[nodiscard]] double grain() const { return grain_; }
 
   // Limits: the variables (virtual stages x (options + 1) + 1), the path rows kept (and all of their
-  // entries), the pivots of one program before the proof is given up, and of one call between two
-  // readings of the budget.
+  // entries), and the pivots of one call between two readings of the budget (the pivots of one
+  // node's program before the proof is given up are BalanceOptions::count_search_pivots).
   static constexpr int kMaxVariables = 256;
   static constexpr int kMaxPathRows = 100'000;
   static constexpr std::int64_t kMaxPoolEntries = 4'000'000;
-  static constexpr int kPivotsPerSolve = 20'000;
   static constexpr int kPivotSlice = 64;
 
  private:
@@ -85,7 +86,7 @@ class CountSearch {
   // The virtual stages' terms (ProgramPaths' layout) at the values of the last solve.
   void times_at_solution();
   // The node's program solved, the budget ticked every kPivotSlice pivots: stopped when the time
-  // budget is spent or the program takes kPivotsPerSolve pivots.
+  // budget is spent or the program takes count_search_pivots pivots.
   DenseLp::Status solve(Budget& budget);
   // Closes `node` or branches it. False when its linear program did not finish (the proof is given up).
   bool visit(const Node& node, Budget& budget);
@@ -99,12 +100,16 @@ class CountSearch {
   // node's least T, or the cutoff when it was infeasible); the branch is on the candidate whose
   // estimated gains on both sides have the largest product.
   void learn(const Node& node, double objective);
-  [[nodiscard]] int branching_variable();
+  [[nodiscard]] int branching_variable(Budget& budget);
   DenseLp::State probe_;
   static constexpr int kProbePivots = 50;
+  // A node is closed once its bound reaches this: with a tolerance, the best time over 1 + tolerance;
+  // with a grain (every step time a whole multiple of it), just above the grain below the best time
+  // rounded up to the grain (no plan's time lies in between); otherwise the best time to rounding.
   [[nodiscard]] double cutoff() const {
     if (p_.options.tolerance > 0) return best_time_ / (1 + p_.options.tolerance);
-    return grain_ > 0 ? best_time_ - grain_ + 1e-7 * std::max(1.0, best_time_) : best_time_ * (1 - 1e-9);
+    if (grain_ > 1e-6 * best_time_) return (std::ceil(best_time_ / grain_ - 1e-9) - 1 + 1e-3) * grain_;
+    return best_time_ * (1 - 1e-9);
   }
 
   const BalanceProblem& p_;
@@ -128,7 +133,8 @@ class CountSearch {
   std::vector<int> best_c_, best_r_;
   double best_time_ = kInf;  // the incumbent's, or an upper bound of every plan's
   bool found_ = false;       // whether the count search found a plan under it
-  std::int64_t nodes_ = 0, simulations_ = 0;
+  std::int64_t nodes_ = 0, simulations_ = 0, simulations_before_ = 0;
+  double rounded_ = kInf;  // the least bound of a node closed within kRounding of the cutoff
   int path_rows_ = 0;
   std::unordered_map<std::uint64_t, std::vector<int>> pooled_;  // path rows found, by a hash of the row
   int max_path_rows_ = kMaxPathRows;

@@ -11,9 +11,9 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kPivotTolerance = 1e-9;   // smallest |entry| a pivot may take
-constexpr double kPrimalTolerance = 1e-7;  // relative: a basic value this far past a bound is within it
+constexpr double kPrimalTolerance = 1e-9;  // relative: a basic value this far past a bound is within it
 constexpr double kDualTolerance = 1e-9;    // a reduced cost this far on the wrong side is zero
-constexpr double kPerturbation = 1e-7;     // of the working costs that are 0
+constexpr double kPerturbation = 1e-9;     // of the working costs that are 0
 constexpr int kBlandAfter = 1000;          // pivots of one solve (over calls) before Bland's rule
 constexpr int kRefresh = 32;               // pivots between fresh computations of the basic values
 

@@ -337,5 +337,67 @@ TEST(CountSearch, RunsInSlicesWithItsGapClosing) {
   EXPECT_DOUBLE_EQ(result.step_time_ms, 4188);
 }
 
+// A count search that gives up for its own reasons (here: one pivot allowed per node's program)
+// proves nothing: the search goes on from where it paused, to the clock (300 ms), and the answer
+// says so.
+TEST(CountSearch, GivingUpLetsTheSearchGoOnAndProvesNothing) {
+  Issue18Case c;
+  c.options.count_search_pivots = 1;
+  c.options.time_budget_ms = 300;
+  const BalanceResult result = balance(c.request.model, c.request.device, c.shape, c.options);
+  ASSERT_TRUE(result.feasible);
+  EXPECT_FALSE(result.proven_optimal);
+  ASSERT_GE(result.phases.size(), 2u);
+  const BalancePhase& counts = result.phases[result.phases.size() - 2];
+  EXPECT_EQ(counts.name, "count search");
+  EXPECT_FALSE(counts.complete);
+  EXPECT_EQ(result.phases.back().name, "search");
+  EXPECT_FALSE(result.phases.back().complete);
+  ASSERT_TRUE(result.within_tolerance.has_value());
+  EXPECT_GT(*result.within_tolerance, 0.01);  // the search's bound, not a proof
+}
+
+// Its nodes count toward the balance's node budget: 3,000 nodes in all (2,000 of the search's).
+TEST(CountSearch, KeepsTheNodeBudget) {
+  Issue18Case c;
+  c.options.node_budget = 3000;
+  const BalanceResult result = balance(c.request.model, c.request.device, c.shape, c.options);
+  EXPECT_FALSE(result.proven_optimal);
+  EXPECT_LE(result.nodes, 3001);
+  EXPECT_EQ(result.phases.back().name, "count search");
+  EXPECT_FALSE(result.phases.back().complete);
+}
+
+// With a tolerance the count search proves the answer within it: its lower bound is the best time
+// over 1 + tolerance, not the best time.
+TEST(CountSearch, ATolerancesProofIsTheTolerances) {
+  Issue18Case c;
+  c.options.tolerance = 0.02;
+  const BalanceResult result = balance(c.request.model, c.request.device, c.shape, c.options);
+  ASSERT_TRUE(result.feasible);
+  EXPECT_FALSE(result.proven_optimal);
+  EXPECT_EQ(result.phases.back().name, "count search");
+  EXPECT_TRUE(result.phases.back().complete);
+  ASSERT_TRUE(result.within_tolerance.has_value());
+  EXPECT_DOUBLE_EQ(*result.within_tolerance, 0.02);
+  EXPECT_DOUBLE_EQ(result.lower_bound_ms, result.step_time_ms / 1.02);
+  EXPECT_LE(result.step_time_ms, 4188 * 1.02);
+}
+
+// Started from an incumbent off the grain (every step time here is a whole multiple of 0.5 ms), the
+// count search still finds the plans between it and the grain below it: from 4,188.3 ms, the
+// 4,188 ms plan.
+TEST(CountSearch, AnIncumbentOffTheGrainHidesNoPlan) {
+  const Issue18Case c;
+  const BalanceProblem problem(c.request.model, c.request.device, c.shape, c.options);
+  CountSearch counts(problem);
+  ASSERT_EQ(counts.grain(), 0.5);
+  Budget budget(c.options);
+  budget.begin_slice(kInf);
+  counts.start(4188.3);
+  ASSERT_EQ(counts.step(budget), PhaseStatus::done);
+  EXPECT_DOUBLE_EQ(counts.best_time(), 4188);
+}
+
 }  // namespace
 }  // namespace ppb::test

@@ -43,6 +43,9 @@ struct BalanceOptions {
   // The suffix bound table with exact recompute (one frontier per layer range) gets half the time
   // budget before the relaxed one replaces it; false builds the relaxed table at once (tests).
   bool exact_bound_table = true;
+  // Pivots one node's linear program may take in the count search before its proof is given up (the
+  // search then goes on); tests lower it to make it give up.
+  std::int64_t count_search_pivots = 20'000;
   std::vector<StageComponent> components;  // outside per-stage time and memory (request.components)
 };
 
