@@ -166,14 +166,21 @@ test('partition modes: even split and an explicit layer_offset estimate; PPB bal
   assert.equal(await page.locator('svg#compare').count(), 1);
   await choose(page, 'partition', 'ppb');
   assert.equal((await lastResponse(page)).command, 'balance');
-  // A proven plan has no notes, an unproven one lists them; under interleaved 1F1B (two chunks a stage), where
-  // this plan is not proven, the engine's reasons are listed.
+  // A proven plan has no notes, an unproven one lists them. Under interleaved 1F1B (two chunks a stage) the
+  // count search proves this plan (its 80 decoders are alike); under DualPipeV, whose F&B pairs it does not
+  // read, the plan is not proven and the engine's reasons are listed.
   const notes = page.locator('#method-notes');
   assert.equal(await notes.isHidden(), (await lastResponse(page)).result.method.proven_optimal);
   await page.selectOption('#schedule', 'interleaved_1f1b');
   await waitForState(page);
   response = await lastResponse(page);
   assert.equal(response.result.schedule, 'interleaved_1f1b');
+  assert.equal(response.result.method.proven_optimal, true);
+  assert.equal(await notes.isHidden(), true);
+  await page.selectOption('#schedule', 'dualpipev');
+  await waitForState(page);
+  response = await lastResponse(page);
+  assert.equal(response.result.schedule, 'dualpipev');
   assert.equal(response.result.method.proven_optimal, false);
   assert.ok(response.result.method.notes.length > 0);
   assert.equal(await notes.isVisible(), true);
