@@ -421,10 +421,10 @@ void Balancer::Impl::run_phases() {
         count_done = status == PhaseStatus::done;
         if (status == PhaseStatus::given_up && !budget.hit()) {
           // Given up for its own reasons (a program the solver could not settle): the search goes on
-          // from where it paused, from the count search's best plan too.
-          if (counts.best_time() < kInf) search.try_plan(ends_of(counts.best_plan().stage_layers));
-          search.pause_at(std::numeric_limits<std::int64_t>::max());
-          phase = Phase::search;
+          // from where it paused, after the phases it paused for (the answer takes the count search's
+          // plan when it is better).
+          if (!bisect_pending && !pairs_pending) search.pause_at(std::numeric_limits<std::int64_t>::max());
+          phase = bisect_pending ? Phase::bisection : pairs_pending ? Phase::pair_moves : Phase::search;
           break;
         }
         finish(Stop::none);
@@ -462,13 +462,20 @@ void Balancer::Impl::finish(Stop stop) {
     // The count search's proof is its own: its rows are exact for every plan (it applies only where
     // the memory charged is the estimate's) and it reads no frontier.
     if (count_done) {
-      // Its lower bound is the cutoff's, or a node's it closed to the solver's rounding (within 10^-7).
-      result.proven_optimal = options.tolerance == 0;
+      // Its lower bound is the cutoff's, or that of a node it closed to its programs' rounding (within
+      // 10^-7 of the best time).
       result.lower_bound_ms = std::min(best / (1.0 + options.tolerance), counts.open_bound());
-      result.within_tolerance =
-          options.tolerance > 0 ? options.tolerance : (best - result.lower_bound_ms) / result.lower_bound_ms;
+      const bool rounded = result.lower_bound_ms < best / (1.0 + options.tolerance);
+      result.within_tolerance = rounded ? (best - result.lower_bound_ms) / result.lower_bound_ms : options.tolerance;
+      result.proven_optimal = options.tolerance == 0 && fits(best, result.lower_bound_ms);
       result.notes.clear();
       if (options.tolerance > 0) result.notes.push_back("searched to within the requested tolerance of the optimum");
+      if (rounded) {
+        char text[160];
+        std::snprintf(text, sizeof text, "%.3g ms", best / (1.0 + options.tolerance) - result.lower_bound_ms);
+        result.notes.push_back(std::string("the count search closed every node, some to within ") + text +
+                               " of the best time (the rounding of its linear programs)");
+      }
       return;
     }
     const std::string inexact = why_inexact(problem, recompute, search);

@@ -211,7 +211,7 @@ void CountSearch::times_at_solution() {
   }
 }
 
-bool CountSearch::try_solution() {
+void CountSearch::try_solution() {
   std::vector<int> c(static_cast<std::size_t>(V_)), r(static_cast<std::size_t>(V_) * static_cast<std::size_t>(K_));
   for (int v = 0; v < V_; ++v) {
     c[static_cast<std::size_t>(v)] = static_cast<int>(std::lround(x_[static_cast<std::size_t>(c_var(v))]));
@@ -232,18 +232,17 @@ bool CountSearch::try_solution() {
     const std::vector<double>& a = lp_->row(row);
     double value = 0;
     for (std::size_t j = 0; j < point.size(); ++j) value += a[j] * point[j];
-    if (!fits(value, lp_->row_upper(row)) || !fits(-value, -lp_->row_lower(row))) return false;
+    if (!fits(value, lp_->row_upper(row)) || !fits(-value, -lp_->row_lower(row))) return;
   }
   const Plan plan = plan_of(c, r);
   ++simulations_;
   bool aborted = false;
   const double t = replay_->step_time(virtual_stage_costs(p_.model, p_.device, plan), best_time_, aborted);
-  if (aborted || !(t < best_time_)) return true;
+  if (aborted || !(t < best_time_)) return;
   best_time_ = t;
   found_ = true;
   best_c_ = c;
   best_r_ = r;
-  return true;
 }
 
 bool CountSearch::integral() const {
@@ -348,11 +347,12 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
   learn(node, lp.objective());
   const int var = branching_variable(budget);
   if (var < 0) {
-    // A solution the solver's tolerance let past a row, or whose path it could not add, closes nothing.
-    if (!try_solution() || longer) return false;
-    // The node's least T is this plan's step time (no path is longer at it), so no plan here beats the
-    // best. The bound says so to the solver's rounding: within kRounding of the best time it closes
-    // the node, and the answer's lower bound takes it.
+    // The solution is a plan (when it meets the fixed rows exactly): simulated, and kept when it is
+    // the best. The node's least T is then its step time (no path is longer at it), so no plan here
+    // beats the best; what closes the node is the safe bound, which says so to the programs'
+    // rounding: within kRounding of the best time it still closes it, the answer's lower bound taking
+    // it. Further under (a path it could not add, a solution past a row), the proof is given up.
+    try_solution();
     const double here = lp.bound();
     if (here >= cutoff()) return true;
     if (here < cutoff() - kRounding * best_time_) return false;
@@ -382,10 +382,10 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
   const double objective = lp.objective();
   Node down{state, var, lp.lower(var), std::floor(v), bound, objective, v - std::floor(v), 0};
   Node up{state, var, std::ceil(v), lp.upper(var), bound, objective, std::ceil(v) - v, 1};
-  // The nearer side is searched first (pushed last).
+  // The nearer side is searched first (pushed last); a side the fixing above left empty is closed.
   if (v - std::floor(v) < 0.5) std::swap(down, up);
-  open_.push_back(down);
-  open_.push_back(up);
+  for (const Node* child : {&down, &up})
+    if (child->lo <= child->hi) open_.push_back(*child);
   return true;
 }
 
@@ -468,7 +468,11 @@ PhaseStatus CountSearch::step(Budget& budget) {
 double CountSearch::open_bound() const {
   const double tolerance = p_.options.tolerance;
   double least = tolerance > 0 ? best_time_ / (1 + tolerance) : best_time_;
-  least = std::min(least, rounded_);
+  // A bound closed to rounding, up to the grain when there is one (no plan lies under it).
+  double rounded = rounded_;
+  if (rounded < kInf && on_grain())
+    rounded = std::ceil(rounded / grain_ - 1e-9 * std::max(1.0, rounded / grain_)) * grain_;
+  least = std::min(least, rounded);
   for (const Node& node : open_) least = std::min(least, node.bound);
   return least;
 }

@@ -90,9 +90,9 @@ class CountSearch {
   DenseLp::Status solve(Budget& budget);
   // Closes `node` or branches it. False when its linear program did not finish (the proof is given up).
   bool visit(const Node& node, Budget& budget);
-  // Simulates the plan of the integral solution; keeps it when it beats the best. False when the
+  // Simulates the plan of the integral solution and keeps it when it beats the best; nothing when the
   // plan does not meet the program's fixed rows exactly.
-  bool try_solution();
+  void try_solution();
   [[nodiscard]] bool integral() const;
   // A node is closed once its bound reaches this: the best time less its grain (no plan's time lies
   // strictly between), or the best time to rounding.
@@ -107,10 +107,14 @@ class CountSearch {
   // with a grain (every step time a whole multiple of it), just above the grain below the best time
   // rounded up to the grain (no plan's time lies in between); otherwise the best time to rounding.
   [[nodiscard]] double cutoff() const {
+    const double rounding = best_time_ * (1 - 1e-9);
     if (p_.options.tolerance > 0) return best_time_ / (1 + p_.options.tolerance);
-    if (grain_ > 1e-6 * best_time_) return (std::ceil(best_time_ / grain_ - 1e-9) - 1 + 1e-3) * grain_;
-    return best_time_ * (1 - 1e-9);
+    if (!on_grain()) return rounding;
+    const double steps = best_time_ / grain_;
+    return std::min(rounding, (std::ceil(steps - 1e-9 * std::max(1.0, steps)) - 1 + 1e-3) * grain_);
   }
+  // Whether the grain is coarse enough against the best time for its arithmetic to hold.
+  [[nodiscard]] bool on_grain() const { return grain_ > 1e-6 * best_time_; }
 
   const BalanceProblem& p_;
   bool applies_ = false;
