@@ -278,7 +278,6 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
   lp.set_bounds(t_var(), 0, best_time_);
   const int n = t_var() + 1;
   double bound = node.bound;
-  bool longer = false;  // a path at the solution is longer than its T (rows capped)
   for (;;) {
     const DenseLp::Status status = solve(budget);
     if (status == DenseLp::Status::infeasible) {  // no plan here beats the best
@@ -302,7 +301,7 @@ bool CountSearch::visit(const Node& node, Budget& budget) {
     times_at_solution();
     double tail = 0;
     const double longest = paths_->longest(times_, row_, tail);
-    longer = longest > t + 1e-9 * std::max(1.0, longest);
+    const bool longer = longest > t + 1e-9 * std::max(1.0, longest);
     // A longer path is added at the root and at plans; below the root at a fractional solution only
     // when it is longer than T by kFractionalCut: rows at every fractional solution deep in the tree
     // cost more in pivots than they save in nodes.

@@ -54,12 +54,10 @@ class CountSearch {
   [[nodiscard]] double open_bound() const;
   [[nodiscard]] std::int64_t nodes() const { return nodes_; }
   [[nodiscard]] std::int64_t simulations() const { return simulations_; }
-  [[nodiscard]] int path_rows() const { return path_rows_; }
-  [[nodiscard]] std::int64_t pivots() const { return lp_ ? lp_->pivots() : 0; }
 
-  // The plan of given counts (c per virtual stage, r per virtual stage and option): for tests.
+  // The plan of given counts (c per virtual stage, r per virtual stage and option; the first r of a
+  // virtual stage's layers take each option): best_plan()'s, and each solution's simulated.
   [[nodiscard]] Plan plan_of(const std::vector<int>& c, const std::vector<int>& r) const;
-  [[nodiscard]] int options() const { return K_; }
   [[nodiscard]] double grain() const { return grain_; }
 
   // Limits: the variables (virtual stages x (options + 1) + 1), the path rows kept (and all of their
