@@ -7,12 +7,12 @@
 #include <iterator>
 #include <string>
 
-#include "ppb/balance.hpp"
-#include "ppb/commands.hpp"
-#include "ppb/search_session.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/commands/search_session.hpp"
 
 #include <nlohmann/json.hpp>
-#include "ppb/simulate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ppb/commands.hpp"
+#include "ppb/commands/commands.hpp"
 
 namespace {
 

@@ -19,9 +19,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ppb/commands.hpp"
-#include "ppb/diagnostics.hpp"
-#include "ppb/io.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/core/diagnostics.hpp"
+#include "ppb/io/io.hpp"
 
 namespace {
 

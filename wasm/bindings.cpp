@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "ppb/balance_session.hpp"
-#include "ppb/commands.hpp"
-#include "ppb/search_session.hpp"
-#include "ppb/version.hpp"
+#include "ppb/commands/balance_session.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/commands/search_session.hpp"
+#include "ppb/core/version.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "ppb/commands.hpp"
-#include "ppb/limits.hpp"
-#include "ppb/version.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/core/limits.hpp"
+#include "ppb/core/version.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "ppb/limits.hpp"
+#include "ppb/core/limits.hpp"
 
 namespace ppb::test {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <string>
 
-#include "ppb/balance.hpp"
+#include "ppb/balance/balance.hpp"
 
 namespace ppb::test {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ppb/balance.hpp"
-#include "ppb/estimate.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/simulate/estimate.hpp"
 
 namespace ppb::test {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "balance/branch_and_bound.hpp"
 #include "balance_helpers.hpp"
 #include "balance_search_parts.hpp"
-#include "branch_and_bound.hpp"
-#include "ppb/balance.hpp"
-#include "ppb/schedule.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 namespace ppb::test {
 namespace {

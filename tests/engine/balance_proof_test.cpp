@@ -9,10 +9,10 @@
 #include <string>
 
 #include "balance_helpers.hpp"
-#include "ppb/balance.hpp"
-#include "ppb/estimate.hpp"
-#include "ppb/simulate.hpp"
-#include "ppb/stage_costs.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/plan/stage_costs.hpp"
+#include "ppb/simulate/estimate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb::test {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <random>
 
-#include "plan_replay.hpp"
-#include "ppb/schedule_names.hpp"
-#include "ppb/simulate.hpp"
+#include "balance/plan_replay.hpp"
+#include "ppb/model/schedule_names.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb {
 namespace {

@@ -7,13 +7,13 @@
 #include <random>
 #include <vector>
 
-#include "balance_budget.hpp"
+#include "balance/balance_budget.hpp"
+#include "balance/balance_problem.hpp"
+#include "balance/branch_and_bound.hpp"
+#include "balance/recompute_frontier.hpp"
 #include "balance_helpers.hpp"
-#include "balance_problem.hpp"
-#include "branch_and_bound.hpp"
-#include "ppb/balance.hpp"
-#include "ppb/schedule.hpp"
-#include "recompute_frontier.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 namespace ppb::test {
 

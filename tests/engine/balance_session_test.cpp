@@ -1,6 +1,6 @@
 // BalanceSession, the balance command in slices for the WASM boundary: the same response as the
 // command, whatever the slices; the command's exit statuses; progress between slices.
-#include "ppb/balance_session.hpp"
+#include "ppb/commands/balance_session.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // PPB against exhaustive search and hand-worked cases (AP-PP-02, 07, 09).
-#include "ppb/balance.hpp"
+#include "ppb/balance/balance.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "balance_budget.hpp"
+#include "balance/balance_budget.hpp"
+#include "balance/balance_problem.hpp"
+#include "balance/recompute_frontier.hpp"
+#include "balance/stage_bounds.hpp"
+#include "balance/stage_recompute.hpp"
+#include "balance/threshold_bound.hpp"
 #include "balance_helpers.hpp"
-#include "balance_problem.hpp"
-#include "ppb/balance.hpp"
-#include "ppb/simulate.hpp"
-#include "ppb/stage_costs.hpp"
-#include "recompute_frontier.hpp"
-#include "stage_bounds.hpp"
-#include "stage_recompute.hpp"
-#include "threshold_bound.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/plan/stage_costs.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb {
 namespace {

@@ -11,18 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "balance_budget.hpp"
+#include "balance/balance_budget.hpp"
+#include "balance/balance_problem.hpp"
+#include "balance/branch_and_bound.hpp"
+#include "balance/program_paths.hpp"
+#include "balance/recompute_frontier.hpp"
+#include "balance/whole_plan_bound.hpp"
 #include "balance_helpers.hpp"
-#include "balance_problem.hpp"
 #include "balance_search_parts.hpp"
-#include "branch_and_bound.hpp"
-#include "ppb/balance.hpp"
-#include "ppb/schedule.hpp"
-#include "ppb/simulate.hpp"
-#include "ppb/stage_costs.hpp"
-#include "program_paths.hpp"
-#include "recompute_frontier.hpp"
-#include "whole_plan_bound.hpp"
+#include "ppb/balance/balance.hpp"
+#include "ppb/plan/stage_costs.hpp"
+#include "ppb/schedule/schedule.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb::test {
 namespace {

@@ -1,5 +1,5 @@
 // The command entry point: JSON syntax errors, unknown commands, never an exception.
-#include "ppb/commands.hpp"
+#include "ppb/commands/commands.hpp"
 
 #include <gtest/gtest.h>
 

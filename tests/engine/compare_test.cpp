@@ -1,14 +1,14 @@
 // Schedules side by side: every schedule a row, the ones that cannot run with their reasons, the
 // others with the figures an estimate of that schedule gives.
-#include "ppb/compare.hpp"
+#include "ppb/search/compare.hpp"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "ppb/commands.hpp"
-#include "ppb/estimate.hpp"
-#include "ppb/plan.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/plan/plan.hpp"
+#include "ppb/simulate/estimate.hpp"
 
 namespace ppb {
 namespace {

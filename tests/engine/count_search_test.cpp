@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "balance_budget.hpp"
+#include "balance/balance_budget.hpp"
+#include "balance/balance_problem.hpp"
+#include "balance/count_search.hpp"
+#include "balance/dense_lp.hpp"
 #include "balance_helpers.hpp"
-#include "balance_problem.hpp"
-#include "count_search.hpp"
-#include "dense_lp.hpp"
 #include "helpers.hpp"
-#include "ppb/request_reader.hpp"
-#include "ppb/schedule_names.hpp"
+#include "ppb/io/request_reader.hpp"
+#include "ppb/model/schedule_names.hpp"
 
 namespace ppb::test {
 namespace {

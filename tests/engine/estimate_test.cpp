@@ -1,5 +1,5 @@
 // Per-stage memory and time of an estimate, against values worked out by hand.
-#include "ppb/estimate.hpp"
+#include "ppb/simulate/estimate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "ppb/estimate.hpp"
-#include "ppb/export.hpp"
-#include "ppb/simulate.hpp"
+#include "ppb/interop/export.hpp"
+#include "ppb/simulate/estimate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb {
 namespace {

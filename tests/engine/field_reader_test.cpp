@@ -1,6 +1,6 @@
 // The field reader every request parser reads through: codes, paths and sentences for types and
 // ranges, required fields, lists, and unknown-field warnings that never repeat a hostile name.
-#include "../../engine/src/field_reader.hpp"
+#include "core/field_reader.hpp"
 
 #include <gtest/gtest.h>
 

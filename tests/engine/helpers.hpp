@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "ppb/commands.hpp"
-#include "ppb/io.hpp"
-#include "ppb/model.hpp"
-#include "ppb/plan.hpp"
-#include "ppb/schedule_names.hpp"
+#include "ppb/commands/commands.hpp"
+#include "ppb/io/io.hpp"
+#include "ppb/model/model.hpp"
+#include "ppb/model/schedule_names.hpp"
+#include "ppb/plan/plan.hpp"
 
 namespace ppb::test {
 

@@ -1,7 +1,7 @@
 // Why no plan fits: the memory lower bound, the fit decision and the explanation, on models whose
 // every figure is worked out by hand (16 equal layers of 1000 MiB static and 100 MiB activation per
 // micro batch unless said otherwise; 1f1b holds min(pp - s, m) micro batches on stage s).
-#include "ppb/infeasibility.hpp"
+#include "ppb/search/infeasibility.hpp"
 
 #include <gtest/gtest.h>
 

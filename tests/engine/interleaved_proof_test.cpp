@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "ppb/schedule.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 namespace ppb::test {
 namespace {

@@ -9,8 +9,8 @@
 #include <numeric>
 
 #include "helpers.hpp"
-#include "ppb/export.hpp"
-#include "ppb/sapp.hpp"
+#include "ppb/interop/export.hpp"
+#include "ppb/interop/sapp.hpp"
 
 namespace ppb::test {
 namespace {

@@ -1,6 +1,6 @@
 // Request text in and response text out: the writer gives exactly the text of nlohmann's dump(), and
 // the parse reports its problems as diagnostics.
-#include "ppb/json_text.hpp"
+#include "ppb/core/json_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,13 +1,13 @@
 // The caps of limits.hpp (docs/limits.md): each one at its edge, with its own error code, and the
 // timeline cap, which cuts what is returned but not what is estimated.
-#include "ppb/limits.hpp"
+#include "ppb/core/limits.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "helpers.hpp"
-#include "ppb/simulate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb::test {
 namespace {

@@ -1,7 +1,7 @@
 // Megatron-LM's pipeline layout string as a partition form: its grammar (Megatron-LM's
 // parse_str_to_list), its order rules (validate_layer_layout) and the plan checks against the model.
 // Expected values are counted by hand from the strings.
-#include "ppb/megatron_layout.hpp"
+#include "ppb/plan/megatron_layout.hpp"
 
 #include <gtest/gtest.h>
 

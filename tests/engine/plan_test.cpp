@@ -1,5 +1,5 @@
 // Validation of partitions, recompute, degrees and batch sizes: each mistake gives its code and path.
-#include "ppb/plan.hpp"
+#include "ppb/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The request's clock: how much of a command's time budget the reading of the request uses up.
-#include "../../engine/src/command_support.hpp"
+#include "commands/command_support.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The request reader: where the training figures come from when a request states them in
 // another section.
-#include "ppb/request_reader.hpp"
+#include "ppb/io/request_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Schedule programs: each one complete and runnable for every shape it accepts, its conditions, the V
 // placement, and small programs written out by hand from the sources' loops.
-#include "ppb/schedule.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "helpers.hpp"
-#include "ppb/estimate.hpp"
-#include "ppb/simulate.hpp"
-#include "ppb/stage_costs.hpp"
+#include "ppb/plan/stage_costs.hpp"
+#include "ppb/simulate/estimate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 namespace ppb {
 namespace {

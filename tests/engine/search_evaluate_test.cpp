@@ -1,6 +1,6 @@
 // One search candidate as values: balanced and estimated, or ruled out by a rule, with every
 // figure worked out by hand from the contract's 1f1b formulas.
-#include "ppb/search_evaluate.hpp"
+#include "ppb/search/search_evaluate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "ppb/model.hpp"
-#include "ppb/search_evaluate.hpp"
+#include "ppb/model/model.hpp"
+#include "ppb/search/search_evaluate.hpp"
 
 namespace ppb::test {
 

@@ -1,6 +1,6 @@
 // Ranking search candidates, their Pareto front and what a result lists, on candidates stated by
 // hand (the figures are the input here, so every expected order is read off them directly).
-#include "ppb/search_rank.hpp"
+#include "ppb/search/search_rank.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The JSON faces of the search (the `search` command and SearchSession) as thin wrappers over the
 // value search: the same answers, and each failure with its exit status (0 result, 2 invalid
 // request, 1 internal failure or out of memory).
-#include "ppb/search_session.hpp"
+#include "ppb/commands/search_session.hpp"
 
 #include <gtest/gtest.h>
 

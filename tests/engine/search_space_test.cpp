@@ -1,6 +1,6 @@
 // The search space as values: which combinations are enumerated, in which order, and which are
 // skipped by which rule. Every count below is worked out by hand from the rules in docs/search.md.
-#include "ppb/search_space.hpp"
+#include "ppb/search/search_space.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The strategy search: the space, the ranking, the Pareto front, budgets and cancellation.
-#include "ppb/search_session.hpp"
+#include "ppb/commands/search_session.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The schedule simulator against the closed forms of the contract and small cases worked by hand.
-#include "ppb/simulate.hpp"
+#include "ppb/simulate/simulate.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "ppb/estimate.hpp"
+#include "ppb/simulate/estimate.hpp"
 
 namespace ppb {
 namespace {

@@ -1,6 +1,6 @@
 // The Chrome trace of schedules with split backwards and F&B pairs: every operation one complete
 // event, an F&B pair named after both its micro batches and carrying both chunks.
-#include "ppb/trace.hpp"
+#include "ppb/interop/trace.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The symbolic transformer model against published formulas and totals: Korthikanti et al. 2022
 // Table 2 for activations, Megatron-LM's theoretical memory formula for weights and optimizer,
 // published parameter counts, and the derivations of docs/transformer-model.md for what they extend.
-#include "ppb/transformer.hpp"
+#include "ppb/model/transformer.hpp"
 
 #include <gtest/gtest.h>
 

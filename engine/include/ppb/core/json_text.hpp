@@ -1,0 +1,28 @@
+// The text of requests and responses: a request's text parsed under the input caps, and a response
+// written as text. Everything between (what the fields mean) is the readers' and writers' business.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ppb/core/diagnostics.hpp"
+
+namespace ppb {
+
+// Parses request text under the input caps of limits.hpp: its size (INPUT_TOO_LARGE), nesting depth
+// (JSON_TOO_DEEP) and number of values (JSON_TOO_MANY_VALUES) are checked before the parser
+// allocates anything; a syntax error is JSON_SYNTAX, a number beyond double's range
+// JSON_NUMBER_RANGE. Returns nothing after reporting the problem.
+//   Diagnostics d;
+//   if (auto document = parse_json_text(R"({"model": {}})", d)) { ... }
+std::optional<nlohmann::json> parse_json_text(std::string_view text, Diagnostics& diagnostics);
+
+// The text json::dump() gives (compact, UTF-8 kept, invalid UTF-8 an error), written straight into
+// one string: nlohmann's serializer makes a virtual call per piece of output and decodes every byte
+// of every string, which compiled to WebAssembly was a fifth of a small estimate's time.
+//   json_text(json{{"ok", true}}) == R"({"ok":true})"
+std::string json_text(const nlohmann::json& value);
+
+}  // namespace ppb

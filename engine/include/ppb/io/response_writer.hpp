@@ -1,0 +1,28 @@
+// Responses as JSON: the estimate result every command's plan is reported in, and the lists of
+// errors and warnings. docs/contract.md lists every field.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "ppb/core/diagnostics.hpp"
+#include "ppb/model/model.hpp"
+#include "ppb/simulate/estimate.hpp"
+
+namespace ppb {
+
+// The contract's estimate result: feasible, step time, bubble, imbalance, the plan in every form
+// (stage_partition, stage_layers, layer_offset, layer_recompute, recompute_counts), per-stage memory
+// and time, violations, and with `include_timeline` the operations and memory over time.
+nlohmann::json estimate_json(const Estimate& estimate, const Model& model, bool include_timeline);
+
+// What an operation says beyond its kind, chunk and micro batch, into `out`: weight_apart for a
+// backward (B or the B of an F&B pair), and an F&B pair's backward chunk and micro batch. The
+// timeline and the Chrome trace write the same fields.
+void write_op_details(nlohmann::json& out, const TimedOp& op);
+
+// [{"code", "path", "message"}, ...], at most limits::max_diagnostics, then one TOO_MANY_ERRORS
+// (TOO_MANY_WARNINGS) entry counting the rest.
+nlohmann::json errors_json(const Diagnostics& diagnostics);
+nlohmann::json warnings_json(const Diagnostics& diagnostics);
+
+}  // namespace ppb

@@ -1,0 +1,74 @@
+// The search space: the pipeline shapes a strategy search tries (pp_degree x vpp_degree x
+// schedule x micro_batch_num), with the data-parallel degree of each, and the enumeration of the
+// combinations that can run. A vpp_degree pairs only with the schedules that run it (shape_rules.hpp):
+// other pairs are not combinations at all. Combinations that break a rule of their own (a world size
+// the degrees do not divide, micro batches a schedule cannot group) are counted by reason, never
+// dropped silently.
+//
+//   SearchSpace space;
+//   space.pp_degrees = {1, 2, 4};
+//   space.micro_batch_nums = {8};
+//   const SearchEnumeration e = enumerate_search_space(space);  // 3 combinations of 1f1b, vpp 1
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ppb/core/limits.hpp"
+#include "ppb/model/pipeline_shape.hpp"
+#include "ppb/model/schedule_names.hpp"
+
+namespace ppb {
+
+// The cluster a search is coupled to: each pp_degree gets dp_degree = world_size / (pp x tp x cp)
+// and micro_batch_num = global_batch_size / (micro_batch_size x dp_degree).
+struct SearchCluster {
+  std::int64_t world_size = 1;  // devices
+  std::int64_t tp_degree = 1;
+  std::int64_t cp_degree = 1;
+  std::int64_t global_batch_size = 1;
+  std::int64_t micro_batch_size = 1;
+};
+
+struct SearchSpace {
+  std::vector<int> pp_degrees;
+  std::vector<int> vpp_degrees = {1};  // each pairs with the schedules that run it
+  std::vector<Schedule> schedules = {Schedule::one_f_one_b};
+  // Without a cluster: the micro batch counts to try, each with every shape.
+  std::vector<std::int64_t> micro_batch_nums;
+  std::optional<SearchCluster> cluster;
+  // Without a cluster: every candidate's data-parallel degree (none: not known).
+  std::optional<std::int64_t> dp_degree;
+  // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM): it takes no devices
+  // of its own, but dp_degree must be a multiple of it.
+  std::int64_t ep_degree = 1;
+};
+
+// One point of the space: a pipeline shape and its data-parallel degree.
+struct SearchCombination {
+  PipelineShape shape;
+  std::optional<std::int64_t> dp_degree;  // none: not known
+};
+
+struct ReasonCount {
+  std::string reason;
+  std::int64_t count = 0;
+};
+
+struct SearchEnumeration {
+  SearchSpace stated;                           // the space as stated, to try other shapes of it
+  std::vector<SearchCombination> combinations;  // in the order pp, vpp, schedule, micro_batch_num
+  std::vector<ReasonCount> skipped;             // by reason, in the order of the reasons' text
+  // Combinations, skipped ones included: a shape skipped before its micro batches are known counts
+  // once per micro_batch_num it would have run with (once when coupled to a cluster).
+  std::int64_t space = 0;
+  // More than `max_combinations` would be left to evaluate; `combinations` stops there.
+  bool over_limit = false;
+};
+
+SearchEnumeration enumerate_search_space(const SearchSpace& space,
+                                         std::int64_t max_combinations = limits::max_search_candidates);
+
+}  // namespace ppb

@@ -1,0 +1,50 @@
+// Shared pieces of the command implementations (internal to the engine): the response envelope
+// and the declarations of each command, one source file per command.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ppb/commands/commands.hpp"
+#include "ppb/core/diagnostics.hpp"
+#include "ppb/model/request.hpp"
+#include "ppb/plan/plan.hpp"
+
+namespace ppb::detail {
+
+// {"ok": true, "command": ..., "result": ...}, with warnings when there are any.
+CommandOutput ok_response(const std::string& command, nlohmann::json result, const Diagnostics& diagnostics);
+// {"ok": false, "errors": [...]}, exit status 2.
+CommandOutput invalid(const Diagnostics& diagnostics);
+// When the request arrived: a command with a time budget (balance, search) counts the time spent
+// reading the request against it, so that the budget covers the whole command.
+class RequestClock {
+ public:
+  [[nodiscard]] double elapsed_ms() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrived_).count();
+  }
+  // What to count as already spent of `budget_ms` when the work itself starts, `spent_ms` after the
+  // arrival: all of it, but the work keeps at least a tenth of the budget, so that a request that
+  // took long to read (a large model, a slow first call) still gets an answer worth having (a
+  // balance decides whether any plan fits; a search evaluates candidates).
+  [[nodiscard]] static double counted_ms(double spent_ms, double budget_ms) {
+    return std::min(spent_ms, 0.9 * budget_ms);
+  }
+
+ private:
+  std::chrono::steady_clock::time_point arrived_ = std::chrono::steady_clock::now();
+};
+
+// Each command owns its request document, so that a command with a time budget can free it (for a
+// large model, as long as parsing it) inside the budget rather than after the answer.
+CommandOutput run_estimate(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_import(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_export(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_balance(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_search(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_compare(nlohmann::json document, const RequestClock& clock);
+
+}  // namespace ppb::detail

@@ -1,0 +1,91 @@
+// Schedule programs: the dispatch to each schedule's generator and each schedule's conditions.
+#include "ppb/schedule/schedule.hpp"
+
+#include "schedule_programs.hpp"
+
+namespace ppb {
+
+const char* op_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::F: return "F";
+    case OpKind::B: return "B";
+    case OpKind::W: return "W";
+    case OpKind::FB: return "F&B";
+  }
+  return "?";
+}
+
+bool splits_weight_gradient(Schedule schedule) {
+  return schedule == Schedule::zb_h1 || schedule == Schedule::zb_h2 || schedule == Schedule::zbv ||
+         schedule == Schedule::dualpipev;
+}
+
+std::vector<Op> stage_program(const PipelineShape& shape, int stage) {
+  switch (shape.schedule) {
+    case Schedule::gpipe: return programs::gpipe(shape, stage);
+    case Schedule::one_f_one_b: return programs::one_f_one_b(shape, stage);
+    case Schedule::interleaved_1f1b: return programs::interleaved_1f1b(shape, stage);
+    case Schedule::zb_h1: return programs::zb_h1(shape, stage);
+    case Schedule::zb_h2: return programs::zb_h2(shape, stage);
+    case Schedule::zbv: return programs::zbv(shape, stage);
+    case Schedule::dualpipev: return programs::dualpipev(shape, stage);
+  }
+  return {};
+}
+
+Program schedule_program(const PipelineShape& shape) {
+  Program program;
+  program.reserve(static_cast<std::size_t>(shape.pp_degree));
+  for (int s = 0; s < shape.pp_degree; ++s) program.push_back(stage_program(shape, s));
+  return program;
+}
+
+bool schedule_accepts(const PipelineShape& shape) {
+  switch (shape.schedule) {
+    case Schedule::interleaved_1f1b:
+      return shape.vpp_degree >= 2 && shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree == 0;
+    case Schedule::zbv: return shape.vpp_degree == 2;
+    case Schedule::dualpipev: return shape.vpp_degree == 2 && shape.micro_batch_num >= 2LL * shape.pp_degree;
+    default: return shape.vpp_degree == 1;
+  }
+}
+
+std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
+  std::vector<ScheduleProblem> problems;
+  const std::string name = schedule_name(shape.schedule);
+  const std::string vpp = std::to_string(shape.vpp_degree);
+  const std::string m = std::to_string(shape.micro_batch_num);
+  const std::string pp = std::to_string(shape.pp_degree);
+  if (shape.schedule == Schedule::interleaved_1f1b) {
+    if (shape.vpp_degree < 2)
+      problems.push_back(
+          {"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
+           "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
+    if (shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree != 0)
+      problems.push_back({"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
+                          "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
+                              ") must be a multiple of pp_degree (" + pp + ")."});
+  } else if (is_v_shape(shape.schedule)) {
+    if (shape.vpp_degree != 2)
+      problems.push_back({"SCHEDULE_NEEDS_TWO_CHUNKS", "/pipeline/vpp_degree",
+                          name +
+                              " runs exactly two model chunks per stage (the V shape), so vpp_degree must be 2 "
+                              "or left out; it is " +
+                              vpp + "."});
+    // DualPipeV.step asserts num_chunks >= 2 x num_ranks (deepseek-ai/DualPipe, dualpipev.py).
+    if (shape.schedule == Schedule::dualpipev && shape.micro_batch_num < 2LL * shape.pp_degree)
+      problems.push_back(
+          {"MICRO_BATCH_TOO_FEW", "/pipeline/micro_batch_num",
+           "dualpipev needs micro_batch_num of at least 2 x pp_degree = " + std::to_string(2LL * shape.pp_degree) +
+               " (DualPipeV's own condition); it is " + m + ". Raise micro_batch_num or lower pp_degree."});
+  } else if (shape.vpp_degree > 1) {
+    problems.push_back({"VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
+                        "vpp_degree " + vpp +
+                            " needs schedule \"interleaved_1f1b\" (or, for two chunks, \"zbv\" or "
+                            "\"dualpipev\"); \"" +
+                            name + "\" runs one model chunk per stage."});
+  }
+  return problems;
+}
+
+}  // namespace ppb

@@ -1,8 +1,0 @@
-// The engine's version.
-#include "ppb/version.hpp"
-
-namespace ppb {
-
-const char* version() { return "0.1.0"; }
-
-}  // namespace ppb
