@@ -25,7 +25,10 @@ void BM_Simulate(benchmark::State& state) {
   in.schedule = in.vpp_degree > 1 ? ppb::Schedule::interleaved_1f1b : ppb::Schedule::one_f_one_b;
   in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree),
                   ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01});
-  for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
+  // One simulator for every iteration, as a caller that simulates many plans keeps one: the program
+  // is generated again each time, into the same storage (BM_SimulateFresh: new buffers every time).
+  ppb::Simulator simulator;
+  for (auto _ : state) benchmark::DoNotOptimize(simulator.run(in).step_time_ms);
   state.SetItemsProcessed(state.iterations() * 2 * in.pp_degree * in.vpp_degree * in.micro_batch_num);
 }
 // Megatron-LM's interleaved order needs m to be a multiple of pp (pp 64, m 32, vpp 2 is not a plan).
@@ -36,6 +39,25 @@ void simulate_shapes(benchmark::internal::Benchmark* b) {
         if (vpp == 1 || m % pp == 0) b->Args({pp, m, vpp});
 }
 BENCHMARK(BM_Simulate)->ArgNames({"pp", "m", "vpp"})->Apply(simulate_shapes)->Unit(benchmark::kMillisecond);
+
+// The same at the largest shapes with new buffers for every run (ppb::simulate): what a single
+// estimate meets, its buffers' pages touched for the first time.
+void BM_SimulateFresh(benchmark::State& state) {
+  ppb::SimulationInput in;
+  in.pp_degree = static_cast<int>(state.range(0));
+  in.vpp_degree = static_cast<int>(state.range(2));
+  in.micro_batch_num = state.range(1);
+  in.schedule = in.vpp_degree > 1 ? ppb::Schedule::interleaved_1f1b : ppb::Schedule::one_f_one_b;
+  in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree),
+                  ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01});
+  for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
+  state.SetItemsProcessed(state.iterations() * 2 * in.pp_degree * in.vpp_degree * in.micro_batch_num);
+}
+BENCHMARK(BM_SimulateFresh)
+    ->ArgNames({"pp", "m", "vpp"})
+    ->Args({64, 1024, 1})
+    ->Args({64, 1024, 2})
+    ->Unit(benchmark::kMillisecond);
 
 // Every schedule program on uniform stages (pp 8 and 64, m 256 and 1024; the V-shape schedules and
 // interleaved_1f1b with two chunks per stage). The schedule is the index in ppb::all_schedules.

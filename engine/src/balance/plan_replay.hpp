@@ -1,5 +1,5 @@
 // The step time of a plan under a fixed schedule program, for the balancer (internal to the engine):
-// the simulator's arithmetic without its bookkeeping. The program is read once into one execution
+// the simulator's arithmetic (timing.hpp's rules) without its bookkeeping. The program is read once into one execution
 // order that respects every dependency (each stage's program order and every input), so that each
 // plan is one pass over a flat list into buffers kept between plans: no allocation, no ready queue,
 // no memory tracking (the balancer reads memory off the program). The step is a max-plus system, so
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ppb/simulate/simulate.hpp"
+#include "ppb/simulate/timing.hpp"
 
 namespace ppb::balancer {
 
@@ -22,13 +23,10 @@ class PlanReplay {
   // operation ends later than that (the plan cannot be better; `aborted` is then set).
   double step_time(const std::vector<VirtualStageCost>& costs, double abort_above_ms, bool& aborted);
 
-  // One operation of the execution order.
+  // One operation of the execution order, with its physical stage.
   struct Step {
-    OpKind kind;
-    bool weight_apart;
+    Op op;
     std::int32_t stage;
-    std::int32_t v, mb;    // FB: the forward's
-    std::int32_t bv, bmb;  // FB: the backward's
   };
   // The execution order: each stage's operations in program order, every operation after its inputs
   // (the whole-plan bound's path rows walk the same order, program_paths.hpp).

@@ -17,32 +17,25 @@ ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
   };
   last_.assign(static_cast<std::size_t>(pp), -1);
   order_.reserve(replay.order().size());
-  for (const PlanReplay::Step& op : replay.order()) {
-    const auto us = static_cast<std::size_t>(op.stage);
-    const int u = op.v, j = op.mb;
-    Node node{op, -1, -1, last_[us]};
-    if (op.kind == OpKind::F) {
-      if (u > 0) {
-        node.dependency = at(forward, u - 1, j);
-        if (p_.crosses(u - 1)) node.send = u - 1;
-      }
-    } else if (op.kind == OpKind::B) {
-      if (u == V - 1) {
-        node.dependency = at(forward, u, j);
-      } else {
-        node.dependency = at(backward, u + 1, j);
-        if (p_.crosses(u)) node.send = u;
-      }
-    } else if (op.kind == OpKind::W) {
-      node.dependency = at(backward, u, j);
-    } else {  // F&B pairs are not read: no nodes, no path
+  for (const PlanReplay::Step& step : replay.order()) {
+    const Op& op = step.op;
+    const auto us = static_cast<std::size_t>(step.stage);
+    if (op.kind == OpKind::FB) {  // F&B pairs are not read: no nodes, no path
       order_.clear();
       last_.assign(static_cast<std::size_t>(pp), -1);
       break;
     }
+    // Every other operation waits for one input at most (timing.hpp).
+    Node node{step, -1, -1, last_[us]};
+    const timing::Inputs in = timing::inputs(op, V);
+    if (in.count == 1) {
+      const timing::Input& x = in.list[0];
+      node.dependency = at(x.backward ? backward : forward, x.virtual_stage, x.micro_batch);
+      if (x.send_after >= 0 && p_.crosses(x.send_after)) node.send = x.send_after;
+    }
     const int index = static_cast<int>(order_.size());
-    if (op.kind == OpKind::F) at(forward, u, j) = index;
-    if (op.kind == OpKind::B) at(backward, u, j) = index;
+    if (op.kind == OpKind::F) at(forward, op.virtual_stage, op.micro_batch) = index;
+    if (op.kind == OpKind::B) at(backward, op.virtual_stage, op.micro_batch) = index;
     order_.push_back(node);
     last_[us] = index;
   }
@@ -53,11 +46,11 @@ ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
 double ProgramPaths::longest(const std::vector<double>& times, std::vector<double>& row, double& tail) {
   const auto V = static_cast<std::size_t>(p_.V);
   const auto time = [&](Term t, int u) { return times[static_cast<std::size_t>(t) * V + static_cast<std::size_t>(u)]; };
-  const auto duration = [&](const PlanReplay::Step& op) {
-    const int u = op.v;
-    if (op.kind == OpKind::F) return time(kF, u);
-    if (op.kind == OpKind::W) return time(kW, u);
-    return time(kB, u) - (op.weight_apart ? time(kW, u) : 0.0);
+  // The operation's terms (timing.hpp) at the given times.
+  const auto duration = [&](const Op& op) {
+    const timing::Terms x = timing::terms(op.kind, op.weight_apart);
+    const int u = op.virtual_stage;
+    return x.forward * time(kF, u) + x.backward * time(kB, u) + x.weight * time(kW, u);
   };
   for (std::size_t k = 0; k < order_.size(); ++k) {
     const Node& n = order_[k];
@@ -67,7 +60,7 @@ double ProgramPaths::longest(const std::vector<double>& times, std::vector<doubl
       const double arrival = end_[static_cast<std::size_t>(n.dependency)] + (n.send >= 0 ? time(kSend, n.send) : 0);
       if (arrival > start) start = arrival, from = n.dependency;
     }
-    end_[k] = start + duration(n.op);
+    end_[k] = start + duration(n.step.op);
     from_[k] = from;
   }
   row.assign(static_cast<std::size_t>(kTerms) * V, 0);
@@ -89,13 +82,11 @@ double ProgramPaths::longest(const std::vector<double>& times, std::vector<doubl
   };
   while (node >= 0) {
     const Node& n = order_[static_cast<std::size_t>(node)];
-    const int u = n.op.v;
-    if (n.op.kind == OpKind::F) add(kF, u, 1);
-    if (n.op.kind == OpKind::W) add(kW, u, 1);
-    if (n.op.kind == OpKind::B) {
-      add(kB, u, 1);
-      if (n.op.weight_apart) add(kW, u, -1);
-    }
+    const int u = n.step.op.virtual_stage;
+    const timing::Terms x = timing::terms(n.step.op.kind, n.step.op.weight_apart);
+    if (x.forward != 0) add(kF, u, x.forward);
+    if (x.backward != 0) add(kB, u, x.backward);
+    if (x.weight != 0) add(kW, u, x.weight);
     const int from = from_[static_cast<std::size_t>(node)];
     if (from >= 0 && from == n.dependency && n.send >= 0) add(kSend, n.send, 1);
     node = from;

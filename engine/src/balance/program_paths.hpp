@@ -1,7 +1,6 @@
 // The longest path through a schedule program (internal to the engine): at given times of the
 // virtual stages, every operation starts at the later of its stage's previous end and its input's
-// arrival (F(u, j) after F(u - 1, j), B(u, j) after B(u + 1, j) or, on the last virtual stage, after
-// F(u, j), W after its B, a transfer on every edge between physical stages), and the step ends at
+// arrival, and runs its terms (both as timing.hpp defines them), and the step ends at
 // the latest end plus its stage's tail. The path that sets it is a sum of operations and transfers:
 // a row linear in the virtual stages' times, and the step time of every plan is at least the row's
 // value at that plan's times (the whole-plan bound's path rows, docs/ppb.md). Programs with F&B
@@ -32,7 +31,7 @@ class ProgramPaths {
 
  private:
   struct Node {
-    PlanReplay::Step op;
+    PlanReplay::Step step;
     int dependency;  // the node whose end the input waits for (-1: none)
     int send;        // the virtual stage whose transfer lies on that edge (-1: none)
     int previous;    // the stage's previous node (-1: none)

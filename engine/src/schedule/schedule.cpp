@@ -20,23 +20,46 @@ bool splits_weight_gradient(Schedule schedule) {
          schedule == Schedule::dualpipev;
 }
 
-std::vector<Op> stage_program(const PipelineShape& shape, int stage) {
+namespace {
+
+// Appends stage `stage`'s operations to `ops`.
+void append_stage(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   switch (shape.schedule) {
-    case Schedule::gpipe: return programs::gpipe(shape, stage);
-    case Schedule::one_f_one_b: return programs::one_f_one_b(shape, stage);
-    case Schedule::interleaved_1f1b: return programs::interleaved_1f1b(shape, stage);
-    case Schedule::zb_h1: return programs::zb_h1(shape, stage);
-    case Schedule::zb_h2: return programs::zb_h2(shape, stage);
-    case Schedule::zbv: return programs::zbv(shape, stage);
-    case Schedule::dualpipev: return programs::dualpipev(shape, stage);
+    case Schedule::gpipe: return programs::gpipe(shape, stage, ops);
+    case Schedule::one_f_one_b: return programs::one_f_one_b(shape, stage, ops);
+    case Schedule::interleaved_1f1b: return programs::interleaved_1f1b(shape, stage, ops);
+    case Schedule::zb_h1: return programs::zb_h1(shape, stage, ops);
+    case Schedule::zb_h2: return programs::zb_h2(shape, stage, ops);
+    case Schedule::zbv: return programs::zbv(shape, stage, ops);
+    case Schedule::dualpipev: return programs::dualpipev(shape, stage, ops);
   }
-  return {};
+}
+
+}  // namespace
+
+std::vector<Op> stage_program(const PipelineShape& shape, int stage) {
+  std::vector<Op> ops;
+  append_stage(shape, stage, ops);
+  return ops;
+}
+
+void schedule_program(const PipelineShape& shape, Program& program) {
+  program.ops_.clear();
+  program.begin_.assign(1, 0);
+  // Every (virtual stage, micro batch) has an F and a B, and a W where backwards split: reserving
+  // that up front spares the list's growth (a program has fewer when F&B pairs merge operations).
+  const auto pairs = static_cast<std::size_t>(shape.virtual_stages()) * static_cast<std::size_t>(shape.micro_batch_num);
+  program.ops_.reserve(pairs * (splits_weight_gradient(shape.schedule) ? 3 : 2));
+  program.begin_.reserve(static_cast<std::size_t>(shape.pp_degree) + 1);
+  for (int s = 0; s < shape.pp_degree; ++s) {
+    append_stage(shape, s, program.ops_);
+    program.begin_.push_back(program.ops_.size());
+  }
 }
 
 Program schedule_program(const PipelineShape& shape) {
   Program program;
-  program.reserve(static_cast<std::size_t>(shape.pp_degree));
-  for (int s = 0; s < shape.pp_degree; ++s) program.push_back(stage_program(shape, s));
+  schedule_program(shape, program);
   return program;
 }
 

@@ -13,10 +13,8 @@ namespace {
 // the weight gradients of split backwards waiting in order (DualPipe's WeightGradStore is a FIFO).
 class DualPipeVRank {
  public:
-  DualPipeVRank(const PipelineShape& shape, int stage)
-      : chunk_{shape.virtual_stage(stage, 0), shape.virtual_stage(stage, 1)} {
-    ops_.reserve(static_cast<std::size_t>(6 * shape.micro_batch_num));
-  }
+  DualPipeVRank(const PipelineShape& shape, int stage, std::vector<Op>& ops)
+      : chunk_{shape.virtual_stage(stage, 0), shape.virtual_stage(stage, 1)}, ops_(ops) {}
 
   void f(int chunk) { ops_.push_back(forward(chunk_[chunk], next_f_[chunk]++)); }
   // A backward; with `zero_bubble` only the input gradient, its W queued.
@@ -37,21 +35,20 @@ class DualPipeVRank {
     ops_.push_back({OpKind::FB, false, chunk_[f_chunk], static_cast<std::int32_t>(next_f_[f_chunk]++), chunk_[b_chunk],
                     static_cast<std::int32_t>(next_b_[b_chunk]++)});
   }
-  std::vector<Op> take() { return std::move(ops_); }
 
  private:
   int chunk_[2];
   std::int64_t next_f_[2] = {0, 0}, next_b_[2] = {0, 0};
   std::deque<Op> pending_;
-  std::vector<Op> ops_;
+  std::vector<Op>& ops_;  // the program, this rank's operations appended
 };
 
 }  // namespace
 
-std::vector<Op> dualpipev(const PipelineShape& shape, int stage) {
+void dualpipev(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   const int pp = shape.pp_degree, s = stage;
   const std::int64_t m = shape.micro_batch_num;
-  DualPipeVRank r(shape, stage);
+  DualPipeVRank r(shape, stage, ops);
   // 1: forwards down, 2 (pp - s - 1).
   for (int i = 0; i < 2 * (pp - s - 1); ++i) r.f(0);
   // 2: down and up, s + 1 times.
@@ -97,7 +94,6 @@ std::vector<Op> dualpipev(const PipelineShape& shape, int stage) {
   }
   // 8: the remaining s + 1 Ws.
   for (int i = 0; i < s + 1; ++i) r.w();
-  return r.take();
 }
 
 }  // namespace ppb::programs

@@ -6,57 +6,61 @@
 
 namespace ppb::programs {
 
-std::vector<Op> gpipe(const PipelineShape& shape, int stage) {
+void gpipe(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   const std::int64_t m = shape.micro_batch_num;
-  std::vector<Op> ops;
-  ops.reserve(static_cast<std::size_t>(2 * m));
   for (std::int64_t i = 0; i < m; ++i) ops.push_back(forward(stage, i));
   for (std::int64_t i = 0; i < m; ++i) ops.push_back(backward(stage, i, false));
-  return ops;
 }
 
 // Warm-up of min(pp - s - 1, m) forwards, then one forward one backward, then the cool-down.
-std::vector<Op> one_f_one_b(const PipelineShape& shape, int stage) {
+void one_f_one_b(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   const std::int64_t m = shape.micro_batch_num;
   const std::int64_t warmup = std::min<std::int64_t>(shape.pp_degree - stage - 1, m);
-  std::vector<Op> ops;
-  ops.reserve(static_cast<std::size_t>(2 * m));
   for (std::int64_t i = 0; i < warmup; ++i) ops.push_back(forward(stage, i));
   for (std::int64_t i = 0; i < m - warmup; ++i) {
     ops.push_back(forward(stage, warmup + i));
     ops.push_back(backward(stage, i, false));
   }
   for (std::int64_t i = m - warmup; i < m; ++i) ops.push_back(backward(stage, i, false));
-  return ops;
 }
 
 // Megatron-LM's interleaved schedule. The k-th forward (or backward) of a stage runs model chunk
 // (k mod pp*vpp) / pp (reversed for backward) on micro batch (k / (pp*vpp)) * pp + k mod pp;
 // warm-up is 2 (pp - s - 1) + (vpp - 1) pp forwards, all of them when m == pp.
-std::vector<Op> interleaved_1f1b(const PipelineShape& shape, int stage) {
+void interleaved_1f1b(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   const int pp = shape.pp_degree, vpp = shape.vpp_degree;
   const std::int64_t total = shape.micro_batch_num * vpp;
-  const std::int64_t group = static_cast<std::int64_t>(pp) * vpp;
   std::int64_t warmup = total;
   if (shape.micro_batch_num != pp)
     warmup = std::min<std::int64_t>(2LL * (pp - stage - 1) + static_cast<std::int64_t>(vpp - 1) * pp, total);
-  auto op = [&](std::int64_t k, bool is_forward) {
-    const std::int64_t in_group = k % group;
-    std::int64_t chunk = in_group / pp;
-    if (!is_forward) chunk = vpp - 1 - chunk;
-    const std::int64_t micro_batch = (k / group) * pp + in_group % pp;
-    const int v = shape.virtual_stage(stage, static_cast<int>(chunk));
-    return is_forward ? forward(v, micro_batch) : backward(v, micro_batch, false);
+  // The k-th forward's or backward's place, k counted up one at a time: the arithmetic above without
+  // a division per operation (this loop builds most of a large interleaved program's time).
+  struct Cursor {
+    int in_chunk = 0, chunk = 0;  // k mod pp, and (k mod pp*vpp) / pp
+    std::int64_t group_mb = 0;    // (k / (pp*vpp)) * pp
   };
-  std::vector<Op> ops;
-  ops.reserve(static_cast<std::size_t>(2 * total));
-  for (std::int64_t k = 0; k < warmup; ++k) ops.push_back(op(k, true));
+  const auto next = [&](Cursor& c) {
+    if (++c.in_chunk < pp) return;
+    c.in_chunk = 0;
+    if (++c.chunk < vpp) return;
+    c.chunk = 0;
+    c.group_mb += pp;
+  };
+  const auto forward_op = [&](Cursor& c) {
+    ops.push_back(forward(shape.virtual_stage(stage, c.chunk), c.group_mb + c.in_chunk));
+    next(c);
+  };
+  const auto backward_op = [&](Cursor& c) {
+    ops.push_back(backward(shape.virtual_stage(stage, vpp - 1 - c.chunk), c.group_mb + c.in_chunk, false));
+    next(c);
+  };
+  Cursor f, b;
+  for (std::int64_t k = 0; k < warmup; ++k) forward_op(f);
   for (std::int64_t k = 0; k < total - warmup; ++k) {
-    ops.push_back(op(warmup + k, true));
-    ops.push_back(op(k, false));
+    forward_op(f);
+    backward_op(b);
   }
-  for (std::int64_t k = total - warmup; k < total; ++k) ops.push_back(op(k, false));
-  return ops;
+  for (std::int64_t k = total - warmup; k < total; ++k) backward_op(b);
 }
 
 }  // namespace ppb::programs

@@ -1,5 +1,5 @@
-// The program generators, one per schedule family, behind schedule.cpp's dispatch. Each returns the
-// operations of one physical stage for a shape that meets the schedule's conditions.
+// The program generators, one per schedule family, behind schedule.cpp's dispatch. Each appends the
+// operations of one physical stage to `ops`, in order, for a shape that meets the schedule's conditions.
 #pragma once
 
 #include <vector>
@@ -9,15 +9,15 @@
 namespace ppb::programs {
 
 // schedule_megatron.cpp
-std::vector<Op> gpipe(const PipelineShape& shape, int stage);
-std::vector<Op> one_f_one_b(const PipelineShape& shape, int stage);
-std::vector<Op> interleaved_1f1b(const PipelineShape& shape, int stage);
+void gpipe(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void one_f_one_b(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void interleaved_1f1b(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 // schedule_zero_bubble.cpp
-std::vector<Op> zb_h1(const PipelineShape& shape, int stage);
-std::vector<Op> zb_h2(const PipelineShape& shape, int stage);
-std::vector<Op> zbv(const PipelineShape& shape, int stage);
+void zb_h1(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void zb_h2(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void zbv(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 // schedule_dualpipev.cpp
-std::vector<Op> dualpipev(const PipelineShape& shape, int stage);
+void dualpipev(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 
 // Small builders shared by the generators.
 inline Op forward(int virtual_stage, std::int64_t micro_batch) {

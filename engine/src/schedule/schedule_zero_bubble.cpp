@@ -28,10 +28,8 @@ struct PendingWeights {
 // `warmup` forwards, then one forward and one backward alternately, then the remaining backwards;
 // after each backward the oldest weight gradients run while more than `keep` are pending, the rest at
 // the end.
-std::vector<Op> one_f_one_b_with_weights(int stage, std::int64_t m, std::int64_t warmup, std::int64_t keep) {
+void one_f_one_b_with_weights(int stage, std::int64_t m, std::int64_t warmup, std::int64_t keep, std::vector<Op>& ops) {
   warmup = std::min(warmup, m);
-  std::vector<Op> ops;
-  ops.reserve(static_cast<std::size_t>(3 * m));
   PendingWeights w{stage};
   for (std::int64_t i = 0; i < warmup; ++i) ops.push_back(forward(stage, i));
   for (std::int64_t i = warmup; i < m; ++i) {
@@ -40,33 +38,31 @@ std::vector<Op> one_f_one_b_with_weights(int stage, std::int64_t m, std::int64_t
   }
   while (w.next_b < m) w.backward_then_weights(ops, keep);
   w.drain(ops);
-  return ops;
 }
 
 }  // namespace
 
 // ZB-H1: 1f1b's order; stage s keeps up to s weight gradients pending, which fill the cool-down where
 // 1f1b's later stages idle. Peak activation as 1f1b's (min(pp - s, m) forwards before the first B).
-std::vector<Op> zb_h1(const PipelineShape& shape, int stage) {
-  return one_f_one_b_with_weights(stage, shape.micro_batch_num, shape.pp_degree - stage - 1, stage);
+void zb_h1(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
+  one_f_one_b_with_weights(stage, shape.micro_batch_num, shape.pp_degree - stage - 1, stage, ops);
 }
 
 // ZB-H2: twice 1f1b's warm-up, which fills the bubble before the first B, and up to 2 s pending weight
 // gradients, which fill the tail: the stages' spans become a parallelogram.
-std::vector<Op> zb_h2(const PipelineShape& shape, int stage) {
-  return one_f_one_b_with_weights(stage, shape.micro_batch_num, 2LL * (shape.pp_degree - stage) - 2, 2LL * stage);
+void zb_h2(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
+  one_f_one_b_with_weights(stage, shape.micro_batch_num, 2LL * (shape.pp_degree - stage) - 2, 2LL * stage, ops);
 }
 
 // ZB-V: chunk 0 (virtual stage s) runs down the devices, chunk 1 (virtual stage 2 pp - 1 - s) back up.
 // Built for max(2 pp - 1, m) micro batches and cut to the first m, as the handcrafted schedule does.
-std::vector<Op> zbv(const PipelineShape& shape, int stage) {
+void zbv(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
   const int pp = shape.pp_degree;
   const std::int64_t m = shape.micro_batch_num;
   const std::int64_t n = std::max<std::int64_t>(2LL * pp - 1, m);
   const int v0 = shape.virtual_stage(stage, 0), v1 = shape.virtual_stage(stage, 1);
   std::int64_t f0 = 0, f1 = 0, b0 = 0, b1 = 0;
-  std::vector<Op> ops;
-  ops.reserve(static_cast<std::size_t>(6 * n));
+  const auto first = static_cast<std::ptrdiff_t>(ops.size());  // this stage's operations start here
   auto f = [&](int v, std::int64_t& count) { ops.push_back(forward(v, count++)); };
   auto b = [&](int v, std::int64_t& count) { ops.push_back(backward(v, count++, true)); };
   auto w = [&](int v, std::int64_t mb) { ops.push_back(weight(v, mb)); };
@@ -107,8 +103,8 @@ std::vector<Op> zbv(const PipelineShape& shape, int stage) {
   while (w1 < b1) w(v1, w1++);
   while (w0 < b0) w(v0, w0++);
 
-  ops.erase(std::remove_if(ops.begin(), ops.end(), [m](const Op& op) { return op.micro_batch >= m; }), ops.end());
-  return ops;
+  ops.erase(std::remove_if(ops.begin() + first, ops.end(), [m](const Op& op) { return op.micro_batch >= m; }),
+            ops.end());
 }
 
 }  // namespace ppb::programs

@@ -5,6 +5,8 @@
 // O(operations); a program that never lets a stage go on is reported as a broken invariant.
 #include "ppb/simulate/simulate.hpp"
 
+#include "ppb/simulate/timing.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -14,29 +16,58 @@ namespace {
 
 constexpr double kUnknown = -1.0;  // completion times are >= 0
 
+}  // namespace
+
+// What a run needs beyond its input, kept by a Simulator between runs.
+struct Simulator::Buffers {
+  Program program;
+  std::vector<double> f_end, b_end;  // per (virtual stage, micro batch): forward end, input-gradient end
+  std::vector<std::int64_t> full_held, weight_held;  // per virtual stage
+  std::vector<int> stage_of;                         // physical stage of each virtual stage
+  std::vector<int> chunks;                           // virtual stages of each physical stage, [s * vpp + chunk]
+  std::vector<int> ready;
+  std::vector<std::int64_t> kept_seq;
+  std::vector<std::size_t> heap_of_kept;
+};
+
+namespace {
+
 class Simulation {
  public:
-  explicit Simulation(const SimulationInput& in)
+  Simulation(const SimulationInput& in, Simulator::Buffers& buffers)
       : in_(in),
         pp_(in.pp_degree),
         vpp_(in.vpp_degree),
         v_(in.pp_degree * in.vpp_degree),
         m_(in.micro_batch_num),
-        f_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
-        b_end_(static_cast<std::size_t>(v_ * m_), kUnknown),
-        full_held_(static_cast<std::size_t>(v_), 0),
-        weight_held_(static_cast<std::size_t>(v_), 0),
-        stage_of_(static_cast<std::size_t>(v_)),
-        chunks_(static_cast<std::size_t>(v_)),
-        stages_(static_cast<std::size_t>(pp_)) {
+        f_end_(buffers.f_end),
+        b_end_(buffers.b_end),
+        full_held_(buffers.full_held),
+        weight_held_(buffers.weight_held),
+        stage_of_(buffers.stage_of),
+        chunks_(buffers.chunks),
+        stages_(static_cast<std::size_t>(pp_)),
+        ready_(buffers.ready),
+        kept_seq_(buffers.kept_seq),
+        heap_of_kept_(buffers.heap_of_kept) {
     if (static_cast<int>(in.costs.size()) != v_) throw std::logic_error("simulate: one cost per virtual stage");
     if (in.program == nullptr) {
-      owned_program_ = schedule_program(in);
-      program_ = &owned_program_;
+      schedule_program(in, buffers.program);
+      program_ = &buffers.program;
     } else {
       program_ = in.program;
     }
     if (static_cast<int>(program_->size()) != pp_) throw std::logic_error("simulate: one program per stage");
+    const auto pairs = static_cast<std::size_t>(v_ * m_);
+    f_end_.assign(pairs, kUnknown);
+    b_end_.assign(pairs, kUnknown);
+    full_held_.assign(static_cast<std::size_t>(v_), 0);
+    weight_held_.assign(static_cast<std::size_t>(v_), 0);
+    stage_of_.assign(static_cast<std::size_t>(v_), 0);
+    chunks_.assign(static_cast<std::size_t>(v_), 0);
+    ready_.clear();
+    kept_seq_.clear();
+    heap_of_kept_.clear();
     for (int s = 0; s < pp_; ++s)
       for (int c = 0; c < vpp_; ++c) {
         const int v = in.virtual_stage(s, c);
@@ -48,8 +79,7 @@ class Simulation {
   SimulationResult run() {
     SimulationResult result;
     result.stages.resize(static_cast<std::size_t>(pp_));
-    std::int64_t expected = 0;
-    for (const auto& ops : *program_) expected += static_cast<std::int64_t>(ops.size());
+    const auto expected = static_cast<std::int64_t>(program_->operations());
     for (int s = 0; s < pp_; ++s)
       if (in_.keep_timeline) result.stages[static_cast<std::size_t>(s)].memory.push_back({0.0, 0.0});
 
@@ -108,54 +138,21 @@ class Simulation {
   }
   [[nodiscard]] const VirtualStageCost& cost(int v) const { return in_.costs[static_cast<std::size_t>(v)]; }
 
-  [[gnu::always_inline]] [[nodiscard]] double forward_input(int v, std::int32_t mb) const {
-    if (v == 0) return 0.0;
-    const double e = f_end_[at(v - 1, mb)];
-    return e < 0 ? kUnknown : e + cost(v - 1).send_ms;
-  }
-  [[gnu::always_inline]] [[nodiscard]] double backward_input(int v, std::int32_t mb) const {
-    if (v == v_ - 1) return f_end_[at(v, mb)];
-    const double e = b_end_[at(v + 1, mb)];
-    return e < 0 ? kUnknown : e + cost(v).send_ms;
-  }
-
-  // When the inputs of an operation are available on its stage, or kUnknown if a producer has not run.
+  // When the inputs of an operation are available on its stage (timing.hpp), or kUnknown if a
+  // producer has not run.
   [[gnu::always_inline]] [[nodiscard]] double arrival(const Op& op) const {
-    switch (op.kind) {
-      case OpKind::F: return forward_input(op.virtual_stage, op.micro_batch);
-      case OpKind::B: return backward_input(op.virtual_stage, op.micro_batch);
-      case OpKind::W: return b_end_[at(op.virtual_stage, op.micro_batch)];
-      case OpKind::FB: {
-        const double f = forward_input(op.virtual_stage, op.micro_batch);
-        const double b = backward_input(op.backward_virtual_stage, op.backward_micro_batch);
-        return f < 0 || b < 0 ? kUnknown : std::max(f, b);
-      }
-    }
-    return kUnknown;
+    const timing::Inputs in = timing::inputs(op, v_);
+    // At most two inputs, written out so that the compiler keeps them in registers.
+    const double first = in.count > 0 ? arrival_of(in.list[0]) : 0.0;
+    if (in.count < 2 || first < 0) return first;
+    const double second = arrival_of(in.list[1]);
+    return second < 0 ? kUnknown : std::max(first, second);
   }
-
-  [[gnu::always_inline]] [[nodiscard]] static double backward_ms(const VirtualStageCost& c, bool weight_apart) {
-    return weight_apart ? c.backward_ms - c.weight_ms : c.backward_ms;
-  }
-
-  // F&B (the contract): F_c + B_c + max(0, F_comm - B_c) + max(0, B_comm - F_c), X_c = X - X_comm: each
-  // side's communication hides under the other side's compute.
-  [[gnu::always_inline]] [[nodiscard]] double duration(const Op& op) const {
-    const auto& c = cost(op.virtual_stage);
-    switch (op.kind) {
-      case OpKind::F: return c.forward_ms;
-      case OpKind::B: return backward_ms(c, op.weight_apart);
-      case OpKind::W: return c.weight_ms;
-      case OpKind::FB: {
-        const auto& cb = cost(op.backward_virtual_stage);
-        const double b = backward_ms(cb, op.weight_apart);
-        const double f_comm = std::min(c.forward_comm_ms, c.forward_ms);
-        const double b_comm = std::min(cb.backward_comm_ms, b);
-        const double f_c = c.forward_ms - f_comm, b_c = b - b_comm;
-        return f_c + b_c + std::max(0.0, f_comm - b_c) + std::max(0.0, b_comm - f_c);
-      }
-    }
-    return 0;
+  // When an input's producer ended, plus the transfer on its edge; kUnknown before it has run.
+  [[gnu::always_inline]] [[nodiscard]] double arrival_of(const timing::Input& x) const {
+    const double e = (x.backward ? b_end_ : f_end_)[at(x.virtual_stage, x.micro_batch)];
+    if (e < 0) return kUnknown;
+    return x.send_after >= 0 ? e + cost(x.send_after).send_ms : e;
   }
 
   [[gnu::always_inline]] void push_ready(int s) {
@@ -192,7 +189,7 @@ class Simulation {
   [[gnu::always_inline]] void execute(int s, const Op& op, double start, SimulationResult& result) {
     auto& st = stages_[static_cast<std::size_t>(s)];
     auto& out = result.stages[static_cast<std::size_t>(s)];
-    const double end = start + duration(op);
+    const double end = start + timing::duration_ms(op, in_.costs.data());
     const int v = op.virtual_stage;
     switch (op.kind) {
       case OpKind::F: start_forward(s, v, op.micro_batch, start, end, out); break;
@@ -291,30 +288,35 @@ class Simulation {
   const SimulationInput& in_;
   int pp_, vpp_, v_;
   std::int64_t m_;
-  Program owned_program_;
   const Program* program_ = nullptr;
-  std::vector<double> f_end_, b_end_;  // per (virtual stage, micro batch): forward end, input-gradient end
-  std::vector<std::int64_t> full_held_, weight_held_;  // per virtual stage
-  std::vector<int> stage_of_;                          // physical stage of each virtual stage
-  std::vector<int> chunks_;                            // virtual stages of each physical stage, [s * vpp + chunk]
+  std::vector<double>&f_end_, &b_end_;  // the buffers' (Simulator::Buffers says what each holds)
+  std::vector<std::int64_t>&full_held_, &weight_held_;
+  std::vector<int>&stage_of_, &chunks_;
   std::vector<StageState> stages_;
-  std::vector<int> ready_;
+  std::vector<int>& ready_;
   bool aborted_ = false;
   // The kept timeline: result.timeline (while running), its execution sequence numbers, and a heap of
   // its indices with the latest start on top.
   std::vector<TimedOp>* timeline_ = nullptr;
-  std::vector<std::int64_t> kept_seq_;
-  std::vector<std::size_t> heap_of_kept_;
+  std::vector<std::int64_t>& kept_seq_;
+  std::vector<std::size_t>& heap_of_kept_;
   std::int64_t seq_ = 0;
 };
 
 }  // namespace
 
-SimulationResult simulate(const SimulationInput& input) {
+Simulator::Simulator() : buffers_(std::make_unique<Buffers>()) {}
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+SimulationResult Simulator::run(const SimulationInput& input) {
   if (input.pp_degree < 1 || input.vpp_degree < 1 || input.micro_batch_num < 1)
     throw std::logic_error("simulate: degrees and micro_batch_num must be positive");
   if (!schedule_accepts(input)) throw std::logic_error("simulate: the shape breaks its schedule's conditions");
-  return Simulation(input).run();
+  return Simulation(input, *buffers_).run();
 }
+
+SimulationResult simulate(const SimulationInput& input) { return Simulator().run(input); }
 
 }  // namespace ppb

@@ -8,7 +8,9 @@
 //   stage_program({.pp_degree = 2, .micro_batch_num = 2}, 0)  // 1f1b: F0 F1 B0 B1 on virtual stage 0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,13 +32,45 @@ struct Op {
   std::int32_t backward_micro_batch = -1;    // FB only
 };
 
-// One list of operations per physical stage.
-using Program = std::vector<std::vector<Op>>;
+// Every physical stage's operations, stage after stage in one list: program[s] is stage s's, in
+// order. One list, not one per stage, so that a program can be generated again into the same storage
+// (schedule_program(shape, program)) without allocating: a simulation that runs many shapes keeps one.
+class Program {
+ public:
+  Program() = default;
+  [[nodiscard]] std::size_t size() const { return begin_.size() - 1; }  // physical stages
+  [[nodiscard]] std::span<const Op> operator[](std::size_t stage) const {
+    return {ops_.data() + begin_[stage], begin_[stage + 1] - begin_[stage]};
+  }
+  [[nodiscard]] std::size_t operations() const { return ops_.size(); }
+
+  // The stages' lists in order, for range for.
+  class Iterator {
+   public:
+    Iterator(const Program& program, std::size_t stage) : program_(&program), stage_(stage) {}
+    std::span<const Op> operator*() const { return (*program_)[stage_]; }
+    Iterator& operator++() { return ++stage_, *this; }
+    bool operator!=(const Iterator& other) const { return stage_ != other.stage_; }
+
+   private:
+    const Program* program_;
+    std::size_t stage_;
+  };
+  [[nodiscard]] Iterator begin() const { return {*this, 0}; }
+  [[nodiscard]] Iterator end() const { return {*this, size()}; }
+
+ private:
+  friend void schedule_program(const PipelineShape& shape, Program& program);
+  std::vector<Op> ops_;
+  std::vector<std::size_t> begin_{0};  // stage s's operations are ops_[begin_[s], begin_[s + 1])
+};
 
 // The operations physical stage `stage` runs, in order. The shape must meet the schedule's
 // conditions (schedule_problems is empty).
 std::vector<Op> stage_program(const PipelineShape& shape, int stage);
-// Every stage's operations.
+// Every stage's operations, generated into `program`'s storage (kept, so a second call allocates
+// nothing when the shape is no larger).
+void schedule_program(const PipelineShape& shape, Program& program);
 Program schedule_program(const PipelineShape& shape);
 
 // True for schedules that run some weight gradients apart from their backward (zb_h1, zb_h2, zbv,
