@@ -225,6 +225,7 @@ const PARSERS = {
   'request_reader.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export',
                          'transformer', 'parallel'],
   'model_reader.cpp': ['model'],
+  'training_state.cpp': ['training', 'transformer'],
   'balance_command.cpp': ['balance'],
   'search_request.cpp': ['search', 'training', 'parallel', 'balance'],
   'transformer_description.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
@@ -235,7 +236,7 @@ const PARSERS = {
 
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
-const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
                      'estimate.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
                      'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
@@ -293,7 +294,7 @@ function fieldsRead(source) {
 }
 
 // The engine's sources by file name (the rooms of engine/src hold each name once).
-const sourcePaths = Object.fromEntries(readdirSync(join(root, 'engine', 'src'), { recursive: true })
+const sourcePaths = Object.fromEntries(readdirSync(join(root, 'engine', 'src'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.cpp')).map((f) => [f.split('/').pop(), join(root, 'engine', 'src', f)]));
 const read = Object.fromEntries(
   Object.keys(PARSERS).map((file) => [file, fieldsRead(readFileSync(sourcePaths[file], 'utf8'))]));
@@ -309,7 +310,9 @@ test('the scan of the parsers finds the fields the contract names', () => {
     'model_reader.cpp': ['format', 'layers', 'count', 'pin', 'forward_ms', 'backward_ms', 'weight_backward_ms',
                          'params', 'weights_mib', 'grads_mib', 'optimizer_mib', 'static_mib', 'activation_mib',
                          'send_mib', 'recompute', 'extra_ms'],
-    'request_reader.cpp': ['global_batch_size', 'micro_batch_size', 'dp_degree', 'bytes_per_param', 'memory_limit_mib',
+    'training_state.cpp': ['precision', 'sharding', 'distributed_optimizer', 'bytes_per_param', 'weights', 'grads',
+                           'optimizer'],
+    'request_reader.cpp': ['global_batch_size', 'micro_batch_size', 'dp_degree', 'memory_limit_mib',
                            'reserved_mib', 'p2p_bandwidth_gbs', 'p2p_latency_ms', 'pp_degree', 'vpp_degree',
                            'micro_batch_num', 'schedule', 'stage_partition', 'stage_layers', 'layer_offset',
                            'allow_empty_stages'],
@@ -319,8 +322,8 @@ test('the scan of the parsers finds the fields the contract names', () => {
                                     'ffn_hidden_size', 'gated_mlp', 'normalization', 'dropout', 'vocab_size',
                                     'seq_length', 'tied_embeddings', 'moe', 'num_experts', 'top_k',
                                     'expert_ffn_hidden_size', 'first_dense_layers', 'shared_experts', 'tp_degree',
-                                    'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'precision',
-                                    'distributed_optimizer', 'peak_tflops', 'compute_efficiency'],
+                                    'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'peak_tflops',
+                                    'compute_efficiency'],
     'sapp.cpp': ['layers_description'],
     'import_command.cpp': ['transformer', 'model'],
     'export_command.cpp': ['export', 'to'],

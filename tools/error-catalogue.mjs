@@ -73,6 +73,8 @@ export const areas = [
   ['Recompute', 'Recompute options of the layers and the plan\'s recompute (`/pipeline/recompute`).',
    ['RECOMPUTE_OPTION_RESERVED', 'RECOMPUTE_OPTION_UNKNOWN', 'RECOMPUTE_OPTION_MISSING', 'RECOMPUTE_FORM',
     'RECOMPUTE_COUNT_LENGTH', 'RECOMPUTE_COUNT_EXCEEDS', 'RECOMPUTE_LAYER_RANGE', 'RECOMPUTE_LAYER_DUPLICATE']],
+  ['Training state', 'Precision and how the data-parallel ranks shard the training state (`/training`, docs/contract.md).',
+   ['SHARDING_UNKNOWN', 'SHARDING_CONFLICT', 'SHARD_GROUP_UNKNOWN', 'BYTES_PER_PARAM_CONFLICT']],
   ['Balance', 'The `balance` section and what balance ignores.',
    ['BALANCE_MODE_UNKNOWN', 'OFFSET_RANGE_INVALID', 'IGNORED_FIELD']],
   ['Search', 'The `search` section.', ['SEARCH_EMPTY', 'SEARCH_RANGE', 'RANK_BY_UNKNOWN']],

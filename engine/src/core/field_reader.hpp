@@ -76,6 +76,8 @@ class FieldReader {
   ~FieldReader();
 
   [[nodiscard]] const std::string& path() const { return path_; }
+  // Where this reader's problems go (for a reader of a child section).
+  [[nodiscard]] Diagnostics& diagnostics() const { return diagnostics_; }
   // The JSON Pointer of a field: path() + "/" + the escaped key.
   [[nodiscard]] std::string at(std::string_view key) const;
 

@@ -54,6 +54,7 @@ void read_costs(FieldReader& f, const BytesPerParam& bytes, Layer& layer, Diagno
                 "\" states static memory more than one way; give params, or weights_mib/grads_mib/optimizer_mib, or "
                 "static_mib.");
   if (auto params = f.number("params")) {
+    layer.params = *params;
     layer.weights_mib = *params * bytes.weights / kMiB;
     layer.grads_mib = *params * bytes.grads / kMiB;
     layer.optimizer_mib = *params * bytes.optimizer / kMiB;
@@ -230,7 +231,17 @@ ParsedModel parse_model(const json& document, const std::string& path, const Byt
     d.error("FORMAT_UNKNOWN", f.at("format"),
             "format " + quoted_input(*format) + " is not supported; this engine reads \"ppb.model.v1\".");
   model.name = f.string("name").value_or("");
-  f.allow({"bytes_per_param", "total_params"});  // written by the transformer generator, informational here
+  f.allow({"total_params"});  // written by the transformer generator, informational here
+  // The bytes a device holds per parameter, as the generator writes them: they apply where the
+  // request states no training state of its own (request_reader.cpp).
+  if (const json* held = f.object("bytes_per_param")) {
+    FieldReader b(*held, f.at("bytes_per_param"), d);
+    BytesPerParam stated;
+    stated.weights = b.number("weights").value_or(stated.weights);
+    stated.grads = b.number("grads").value_or(stated.grads);
+    stated.optimizer = b.number("optimizer").value_or(stated.optimizer);
+    out.bytes_per_param = stated;
+  }
   if (!f.require("layers", "the model needs a \"layers\" array.")) return out;
   const json* layers = f.array("layers", "layer entries");
   if (!layers) return out;

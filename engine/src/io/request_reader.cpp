@@ -2,7 +2,12 @@
 // pipeline and components sections read into a Request of plain values.
 #include "ppb/io/request_reader.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/field_reader.hpp"
+#include "core/message_text.hpp"
+#include "model/training_state.hpp"
 #include "ppb/core/limits.hpp"
 #include "ppb/io/model_reader.hpp"
 #include "ppb/model/transformer.hpp"
@@ -18,15 +23,16 @@ namespace {
 // Entries out of the model's range are the plan's to report, with the layer count at hand.
 constexpr IntegerRange kPartitionEntry{-limits::max_layers, limits::max_layers, "OUT_OF_RANGE"};
 
-void read_training(FieldReader& top, Training& training, Unread& unread, Diagnostics& d) {
+void read_training(FieldReader& top, bool transformer, Training& training, StatedTrainingState& state, Unread& unread,
+                   Diagnostics& d) {
   const json* section = top.object("training");
   if (!section) {
     unread.micro_batches = top.has("training");
     return;
   }
   FieldReader f(*section, "/training", d);
-  f.allow({"precision", "distributed_optimizer", "recompute_options"});  // the transformer generator's
-  f.allow({"world_size", "tp_degree", "cp_degree", "ep_degree"});        // the search's coupling
+  f.allow({"recompute_options"});                                  // the transformer generator's
+  f.allow({"world_size", "tp_degree", "cp_degree", "ep_degree"});  // the search's coupling
   training.global_batch_size = f.integer("global_batch_size", {1, limits::max_batch});
   training.micro_batch_size = f.integer("micro_batch_size", {1, limits::max_batch});
   training.dp_degree = f.integer("dp_degree", {1, limits::max_batch});
@@ -34,17 +40,22 @@ void read_training(FieldReader& top, Training& training, Unread& unread, Diagnos
        {std::pair{"global_batch_size", &training.global_batch_size},
         std::pair{"micro_batch_size", &training.micro_batch_size}, std::pair{"dp_degree", &training.dp_degree}})
     if (f.has(key) && !*value) unread.micro_batches = true;
-  if (const json* bytes = f.object("bytes_per_param")) {
-    FieldReader b(*bytes, f.at("bytes_per_param"), d);
-    BytesPerParam& out = training.bytes_per_param;
-    out.weights = b.number("weights").value_or(out.weights);
-    out.grads = b.number("grads").value_or(out.grads);
-    out.optimizer = b.number("optimizer").value_or(out.optimizer);
+  if (transformer) {
+    // The generator reads and reports them; read again here, quietly, for the rule a search applies
+    // at each candidate's data-parallel size.
+    f.allow({"precision", "sharding", "distributed_optimizer", "bytes_per_param"});
+    Diagnostics reported_by_the_generator;
+    FieldReader quiet(*section, "/training", reported_by_the_generator);
+    quiet.allow_all();
+    state = read_training_state(quiet);
+  } else {
+    state = read_training_state(f);
   }
 }
 
 // The model document, or the layers generated from a transformer description.
-void read_model(const json& document, FieldReader& top, Request& request, Diagnostics& d) {
+void read_model(const json& document, FieldReader& top, Request& request, std::optional<BytesPerParam>& document_bytes,
+                Diagnostics& d) {
   const json* model = top.get("model");
   const bool transformer = document.contains("transformer");
   request.unread.layers = true;  // until a model is read whole
@@ -55,19 +66,15 @@ void read_model(const json& document, FieldReader& top, Request& request, Diagno
     ParsedModel parsed = parse_model(*model, "/model", request.training.bytes_per_param, d);
     request.model = std::move(parsed.model);
     request.unread.layers = !parsed.layers_known;
+    document_bytes = parsed.bytes_per_param;
   } else if (transformer) {
     // A symbolic description stands for the model: generate its layer costs, then read them as any
-    // other document. Its bytes per parameter follow the precision unless the request sets them.
+    // other document. The bytes per parameter it writes are the request's training state's.
     if (auto generated = transformer_model(document, d)) {
-      const json& training = document.contains("training") ? document["training"] : json::object();
-      const bool bytes_given = training.is_object() && training.contains("bytes_per_param");
-      if (!bytes_given && generated->contains("bytes_per_param")) {
-        const json& b = (*generated)["bytes_per_param"];
-        request.training.bytes_per_param = {b.value("weights", 2.0), b.value("grads", 4.0), b.value("optimizer", 12.0)};
-      }
       ParsedModel parsed = parse_model(*generated, "/transformer", request.training.bytes_per_param, d);
       request.model = std::move(parsed.model);
       request.unread.layers = !parsed.layers_known;
+      document_bytes = parsed.bytes_per_param;
     }
   } else {
     d.error("MODEL_MISSING", "/model",
@@ -94,6 +101,73 @@ void read_parallel_dp_degree(const json& document, Training& training, Unread& u
                 std::to_string(*training.dp_degree) + "; give one of them, or the same number in both.");
   }
   if (!training.dp_degree) training.dp_degree = parallel_dp;
+}
+
+// An integer field of a section read elsewhere (the search reads and reports these), or nothing.
+std::optional<std::int64_t> quiet_integer(const json& document, const char* section, const char* key) {
+  auto s = document.find(section);
+  if (s == document.end() || !s->is_object()) return std::nullopt;
+  auto v = s->find(key);
+  if (v == s->end() || !v->is_number_integer() || v->get<std::int64_t>() < 1) return std::nullopt;
+  return v->get<std::int64_t>();
+}
+
+bool same_bytes(const BytesPerParam& a, const BytesPerParam& b) {
+  const auto close = [](double x, double y) { return std::fabs(x - y) <= 1e-9 * std::max({1.0, x, y}); };
+  return close(a.weights, b.weights) && close(a.grads, b.grads) && close(a.optimizer, b.optimizer);
+}
+
+std::string bytes_text(const BytesPerParam& b) {
+  return number_text(b.weights) + " + " + number_text(b.grads) + " + " + number_text(b.optimizer);
+}
+
+// What a device holds per parameter: the request's training state (precision, sharding over the
+// data-parallel ranks with the context-parallel ones, or its bytes_per_param), else the model
+// document's bytes_per_param, else bf16 with nothing sharded. For a transformer description the
+// generator has applied the same rule already. Sets every params layer's memory from it.
+void resolve_training_state(const json& document, const StatedTrainingState& state,
+                            const std::optional<BytesPerParam>& document_bytes, Request& request, Diagnostics& d) {
+  Training& training = request.training;
+  const bool transformer = document.contains("transformer") && !document.contains("model");
+  const std::int64_t cp = quiet_integer(document, "training", "cp_degree")
+                              .value_or(quiet_integer(document, "parallel", "cp_degree").value_or(1));
+  if (state.any()) training.state_rule = state.rule(cp);
+  if (transformer) {  // the generated document's figures are the rule's at the description's dp
+    if (document_bytes) training.bytes_per_param = *document_bytes;
+  } else if (state.any()) {
+    const StateRule& rule = *training.state_rule;
+    std::optional<std::int64_t> dp = training.dp_degree;
+    // Without a dp_degree, the world size over the other degrees when they divide it.
+    const auto world = quiet_integer(document, "training", "world_size");
+    const std::int64_t tp = quiet_integer(document, "training", "tp_degree").value_or(1);
+    const std::int64_t pp = request.pipeline.pp_degree;
+    if (!dp && world && pp >= 1 && *world % (pp * tp * cp) == 0) dp = *world / (pp * tp * cp);
+    if (rule.sharding != Sharding::none && !dp)
+      d.warning("SHARD_GROUP_UNKNOWN", "/training/sharding",
+                std::string("sharding \"") + sharding_name(rule.sharding) +
+                    "\" splits the state over the data-parallel ranks, but their number is not known; it counts 1. "
+                    "Give training.dp_degree, or world_size (with tp_degree and cp_degree where they are above 1).");
+    training.bytes_per_param = held_bytes_per_param(rule.unsharded, rule.sharding, dp.value_or(1) * cp);
+    if (document_bytes && !same_bytes(*document_bytes, training.bytes_per_param))
+      d.warning("BYTES_PER_PARAM_CONFLICT", "/model/bytes_per_param",
+                "the model document holds " + bytes_text(*document_bytes) +
+                    " bytes per parameter (weights + gradients + optimizer) but the request's training state gives " +
+                    bytes_text(training.bytes_per_param) + "; the request's are used.");
+  } else if (document_bytes) {
+    training.bytes_per_param = *document_bytes;
+  }
+  request.model.set_bytes_per_param(training.bytes_per_param);
+  // Fully sharded, a device also holds the layers it computes unsharded: PyTorch FSDP gathers a
+  // unit's weights before its forward and backward, prefetches the next unit's while it computes
+  // (two units' weights at once), and holds a unit's full gradients until their reduce-scatter. Per
+  // stage that is at most 2 x weights + 1 x grads of its largest layer, counted on every stage.
+  if (training.state_rule && training.state_rule->sharding == Sharding::full) {
+    double largest = 0;
+    for (const Layer& layer : request.model.layers) largest = std::max(largest, layer.params);
+    const BytesPerParam& u = training.state_rule->unsharded;
+    if (largest > 0)
+      request.components.push_back({"fsdp_unsharded_layers", {}, {largest * (2 * u.weights + u.grads) / 1048576.0}});
+  }
 }
 
 void read_device(FieldReader& top, Device& device, Diagnostics& d) {
@@ -286,12 +360,16 @@ Request parse_request(const json& document, Diagnostics& d) {
   FieldReader top(document, "", d);
   top.allow({"balance", "search", "export", "transformer", "parallel"});  // read by their own parsers
   Unread& unread = request.unread;
-  read_training(top, request.training, unread, d);
-  read_model(document, top, request, d);
+  StatedTrainingState state;
+  std::optional<BytesPerParam> document_bytes;
+  const bool transformer = document.contains("transformer") && !document.contains("model");
+  read_training(top, transformer, request.training, state, unread, d);
+  read_model(document, top, request, document_bytes, d);
   read_parallel_dp_degree(document, request.training, unread, d);
   read_device(top, request.device, d);
   read_components(top, request.components, unread, d);
   read_pipeline(top, request.pipeline, unread, d);
+  resolve_training_state(document, state, document_bytes, request, d);
   check_derived_micro_batches(request.training, unread, d);
   return request;
 }

@@ -272,6 +272,7 @@ std::optional<SearchRequest> parse_search_request(const json& document, Diagnost
   out.problem.components = std::move(request.components);
   out.problem.allow_empty_stages = request.pipeline.allow_empty_stages;
   out.problem.micro_batch_size = request.training.micro_batch_size;
+  out.problem.state_rule = request.training.state_rule;
   return out;
 }
 

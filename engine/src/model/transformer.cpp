@@ -14,23 +14,6 @@ namespace ppb {
 
 using nlohmann::json;
 
-std::optional<Precision> precision_from_name(const std::string& name) {
-  if (name == "bf16") return Precision::bf16;
-  if (name == "fp16") return Precision::fp16;
-  if (name == "fp32") return Precision::fp32;
-  return std::nullopt;
-}
-
-BytesPerParam bytes_per_param_for(Precision precision, bool distributed_optimizer, std::int64_t dp_degree) {
-  const double d = distributed_optimizer ? static_cast<double>(std::max<std::int64_t>(dp_degree, 1)) : 1.0;
-  switch (precision) {
-    case Precision::bf16: return {2, 4, 12 / d};
-    case Precision::fp16: return {2, 2, 16 / d};
-    case Precision::fp32: return {4, 4, 8 / d};
-  }
-  return {};
-}
-
 namespace {
 
 constexpr double kMiB = 1048576.0;

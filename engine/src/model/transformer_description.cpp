@@ -7,6 +7,7 @@
 
 #include "core/field_reader.hpp"
 #include "ppb/core/limits.hpp"
+#include "training_state.hpp"
 
 namespace ppb {
 
@@ -135,14 +136,9 @@ void read_training(const json* object, const std::optional<std::int64_t>& parall
                   "; give one of them, or the same number in both.");
     if (!parallel_dp) m.dp_degree = *training_dp;
   }
-  if (auto precision = tr.string("precision")) {
-    if (auto pr = precision_from_name(*precision))
-      m.precision = *pr;
-    else
-      d.error("PRECISION_UNKNOWN", tr.at("precision"),
-              "precision " + quoted_input(*precision) + " is not known; use \"bf16\", \"fp16\" or \"fp32\".");
-  }
-  m.distributed_optimizer = tr.boolean("distributed_optimizer").value_or(false);
+  const StatedTrainingState state = read_training_state(tr);
+  m.precision = state.precision.value_or(Precision::bf16);
+  m.sharding = state.sharding.value_or(Sharding::none);
   if (const json* options = tr.array("recompute_options", "\"full\" and \"selective\"")) {
     m.recompute_options.clear();
     for (std::size_t i = 0; i < options->size(); ++i) {
@@ -161,13 +157,8 @@ void read_training(const json* object, const std::optional<std::int64_t>& parall
         m.recompute_options.push_back(*option);
     }
   }
-  m.bytes_per_param = bytes_per_param_for(m.precision, m.distributed_optimizer, m.dp_degree);
-  if (const json* bpp = tr.object("bytes_per_param")) {
-    FieldReader b(bpp, tr.at("bytes_per_param"), d, kOwner);
-    if (auto v = b.number("weights")) m.bytes_per_param.weights = *v;
-    if (auto v = b.number("grads")) m.bytes_per_param.grads = *v;
-    if (auto v = b.number("optimizer")) m.bytes_per_param.optimizer = *v;
-  }
+  // The shard group is the data-parallel ranks with the context-parallel ones (training.hpp).
+  m.bytes_per_param = held_bytes_per_param(state.rule(m.cp_degree).unsharded, m.sharding, m.dp_degree * m.cp_degree);
 }
 
 void read_device(const json* object, Description& m, Diagnostics& d) {

@@ -47,7 +47,7 @@ struct Description {
 
   std::int64_t micro_batch_size = 1;
   Precision precision = Precision::bf16;
-  bool distributed_optimizer = false;
+  Sharding sharding = Sharding::none;
   std::vector<RecomputeOption> recompute_options = {RecomputeOption::full, RecomputeOption::selective};
   BytesPerParam bytes_per_param;
 

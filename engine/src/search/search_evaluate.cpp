@@ -57,7 +57,15 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
     throw std::invalid_argument("evaluate_candidate: pp_degree, vpp_degree and micro_batch_num must be at least 1");
   if (auto out = rule_out(problem, combination)) return *out;
 
-  const Model& model = problem.model;
+  // Where the request states its training state, the candidate's own data-parallel ranks shard it:
+  // the model's static memory is held at this candidate's dp (training.hpp).
+  std::optional<Model> held_here;
+  if (problem.state_rule && combination.dp_degree) {
+    held_here = problem.model;
+    held_here->set_bytes_per_param(held_bytes_per_param(problem.state_rule->unsharded, problem.state_rule->sharding,
+                                                        *combination.dp_degree * problem.state_rule->cp_degree));
+  }
+  const Model& model = held_here ? *held_here : problem.model;
   BalanceOptions options;
   options.recompute_options = problem.recompute_options;
   options.allow_empty_stages = problem.allow_empty_stages;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "ppb/core/diagnostics.hpp"
@@ -18,6 +19,7 @@ namespace ppb {
 struct ParsedModel {
   Model model;
   bool layers_known = false;
+  std::optional<BytesPerParam> bytes_per_param;  // the document's own, when it states them
 };
 
 // Reads a ppb.model.v1 document found at JSON Pointer `path` of the request ("/model", or

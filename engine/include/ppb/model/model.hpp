@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ppb/model/training.hpp"
+
 namespace ppb {
 
 enum class Pin { none, first, last };
@@ -36,6 +38,7 @@ struct Layer {
   double forward_ms = 0;
   double backward_ms = 0;         // full backward: input and weight gradients
   double weight_backward_ms = 0;  // the weight-gradient part of backward_ms
+  double params = 0;              // parameters on one device, when the layer states them (then the next three follow)
   double weights_mib = 0;
   double grads_mib = 0;
   double optimizer_mib = 0;
@@ -69,6 +72,9 @@ struct Model {
   [[nodiscard]] int body_end() const { return layer_count() - pinned_last; }
   // Index in recompute_options, or -1 when no layer offers the option.
   [[nodiscard]] int option_index(const std::string& option) const;
+  // The weights, gradients and optimizer state of every layer that states its params, at `bytes`
+  // per parameter (training.hpp); layers that state MiB keep them.
+  void set_bytes_per_param(const BytesPerParam& bytes);
 };
 
 }  // namespace ppb

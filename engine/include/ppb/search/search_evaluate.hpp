@@ -30,6 +30,9 @@ struct SearchProblem {
   double candidate_time_ms = 15;  // PPB's time budget per candidate
   // Samples per micro batch; none counts as 1, as in the batch arithmetic.
   std::optional<std::int64_t> micro_batch_size;
+  // The request's training state: where set, each candidate holds the model's state sharded over
+  // its own data-parallel ranks (the model as given holds it at the request's dp).
+  std::optional<StateRule> state_rule;
 };
 
 struct EvenSplitFigures {  // the even split without recompute on the same shape
