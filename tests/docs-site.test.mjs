@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { render, slug, target } from '../tools/docs-site.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 test('raw HTML in the markdown is text, and a script link is no link', () => {
   const { html } = render('# T\n\n<script>alert(1)</script>\n\nA <img src=x onerror=alert(1)> and [x](javascript:alert(1)).\n');
