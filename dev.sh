@@ -187,6 +187,7 @@ run_tests() {
   node_suite typecheck node --test --test-reporter=tap tests/typecheck.test.mjs
   node_suite bad-inputs node --test --test-reporter=tap tests/bad-inputs.test.mjs
   node_suite contract-doc node --test --test-reporter=tap tests/contract-doc.test.mjs
+  node_suite docs-site node --test --test-reporter=tap tests/docs-site.test.mjs
   node_suite engine-rooms node --test --test-reporter=tap tests/engine-rooms.test.mjs
   node_suite wasm-sessions node --test --test-reporter=tap tests/wasm-sessions.test.mjs
   echo

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 #include "ppb/simulate/simulate.hpp"
+#include "test_models.hpp"  // tests/engine: the models the tests build too
 
 namespace {
 
@@ -63,10 +64,8 @@ BENCHMARK(BM_SimulateFresh)
 // interleaved_1f1b with two chunks per stage). The schedule is the index in ppb::all_schedules.
 void BM_SimulateSchedule(benchmark::State& state) {
   ppb::SimulationInput in;
-  in.schedule = ppb::all_schedules[static_cast<std::size_t>(state.range(0))];
-  in.pp_degree = static_cast<int>(state.range(1));
-  in.vpp_degree = in.schedule == ppb::Schedule::interleaved_1f1b || ppb::is_v_shape(in.schedule) ? 2 : 1;
-  in.micro_batch_num = state.range(2);
+  static_cast<ppb::PipelineShape&>(in) = ppb::test::usual_shape(
+      ppb::all_schedules[static_cast<std::size_t>(state.range(0))], static_cast<int>(state.range(1)), state.range(2));
   in.costs.assign(static_cast<std::size_t>(in.pp_degree * in.vpp_degree),
                   ppb::VirtualStageCost{1.0, 2.0, 1.0, 10.0, 0.01, 5.0, 0.25, 0.5});
   for (auto _ : state) benchmark::DoNotOptimize(ppb::simulate(in).step_time_ms);
@@ -77,40 +76,9 @@ BENCHMARK(BM_SimulateSchedule)
     ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {8, 64}, {256, 1024}})
     ->Unit(benchmark::kMillisecond);
 
-// A transformer-like model: heavy embedding and head pinned, `body` decoders with full and selective
-// recompute, a memory limit that makes the first stages recompute.
-ppb::Model bench_model(int body) {
-  ppb::Model model;
-  model.recompute_options = {"full", "selective"};
-  auto layer = [](const char* name, double f, double stat, double act) {
-    ppb::Layer l;
-    l.name = name;
-    l.forward_ms = f;
-    l.backward_ms = 2 * f;
-    l.weight_backward_ms = f;
-    l.other_static_mib = stat;
-    l.activation_mib = act;
-    l.send_mib = 32;
-    l.recompute.assign(2, std::nullopt);
-    return l;
-  };
-  model.layers.push_back(layer("embedding", 3, 2000, 100));
-  model.layers.back().pin = ppb::Pin::first;
-  for (int i = 0; i < body; ++i) {
-    auto l = layer("decoder", 1 + 0.1 * (i % 3), 400, 300);
-    l.recompute[0] = ppb::RecomputeCost{20, l.forward_ms};
-    l.recompute[1] = ppb::RecomputeCost{180, 0.25 * l.forward_ms};
-    model.layers.push_back(l);
-  }
-  model.layers.push_back(layer("head", 5, 3000, 200));
-  model.layers.back().pin = ppb::Pin::last;
-  model.pinned_first = model.pinned_last = 1;
-  return model;
-}
-
 void BM_Balance(benchmark::State& state) {
   const int body = static_cast<int>(state.range(0));
-  const ppb::Model model = bench_model(body);
+  const ppb::Model model = ppb::test::transformer_like(body);
   ppb::Plan shape;
   shape.pp_degree = static_cast<int>(state.range(1));
   shape.micro_batch_num = 4 * shape.pp_degree;
@@ -192,11 +160,11 @@ void BM_BalanceIssue18(benchmark::State& state) {
 }
 BENCHMARK(BM_BalanceIssue18)->ArgNames({"case"})->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
-// Balance at the layer cap: bench_model with 100,000 layers in all, pp 8, m 32, the command's
+// Balance at the layer cap: transformer_like with 100,000 layers in all, pp 8, m 32, the command's
 // 2,000 ms budget; limit 1 is a 40,960 MiB limit that no plan meets (a stage holds 12,500 layers of
 // 400 MiB static), limit 0 none.
 void BM_BalanceAtScale(benchmark::State& state) {
-  const ppb::Model model = bench_model(100'000 - 2);
+  const ppb::Model model = ppb::test::transformer_like(100'000 - 2);
   ppb::Plan shape;
   shape.pp_degree = 8;
   shape.micro_batch_num = 32;

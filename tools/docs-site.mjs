@@ -1,11 +1,15 @@
 // Writes the documentation into the static site: every docs/*.md as a readable HTML page (build/site/docs/*.html,
 // with links between pages and to the README rewritten), the pictures beside them, the markdown sources too, and
-// an index. The page links to docs/index.html. No dependency: the markdown the docs use (headings, paragraphs,
-// lists, fenced code, tables, links, images, inline code, bold, emphasis) is rendered here, every text escaped.
+// an index. The page links to docs/index.html. The markdown is read by markdown-it (CommonMark and GitHub's tables)
+// with raw HTML off, so every text the docs hold reaches the page escaped; markdown-it-anchor gives the headings the
+// ids that the docs' own links (#the-count-search) and the page's (contract.html#model-document) point at.
 //
 //   node tools/docs-site.mjs <docs dir> <out dir> [README.md]
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import MarkdownIt from 'markdown-it';
+import anchor from 'markdown-it-anchor';
 
 /** A link to a file that is not in the site. */
 const OUTSIDE = 'outside:';
@@ -17,133 +21,94 @@ const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').repla
  * A link target in the site: .md pages become .html (README.md is the index); anchors kept; other files as they are.
  * @param {string} href
  */
-function target(href) {
+export function target(href) {
   if (/^https?:/i.test(href) || href.startsWith('#')) return href;
   if (/^[a-z]+:/i.test(href)) return OUTSIDE;
-  const [path, anchor] = href.split('#');
+  const [path, fragment] = href.split('#');
   let out = path.replace(/^\.\//, '').replace(/^docs\//, '');
   // Outside docs/ the repository's files are not in the site (the link keeps its text only); its README is the
   // docs index.
   if (out === '../README.md' || out === 'README.md') out = 'index.html';
   else if (out.includes('/')) return OUTSIDE;
   else out = out.replace(/\.md$/, '.html');
-  return anchor ? `${out}#${anchor}` : out;
+  return fragment ? `${out}#${fragment}` : out;
 }
 
 /**
- * Inline markdown: code spans first (their content is literal), then images, links, bold, emphasis.
- * @param {string} text
- * @returns {string}
+ * A heading's id as GitHub spells it for the headings the docs have, so that a link written against the markdown on
+ * GitHub lands on the same heading here: lower case, only letters, digits, spaces and hyphens, spaces as hyphens.
+ * @param {string} text the heading's text, code spans without their backticks
  */
-export function inline(text) {
-  /** @type {string[]} */
-  const codes = [];
-  let s = text.replace(/`([^`]+)`/g, (_, code) => `\u0000${codes.push(code) - 1}\u0000`);
-  s = escape(s);
-  s = s.replace(/!\[([^\]]*)\]\(([^)\s]+)\)/g, (_, alt, src) => `<img src="${escape(target(src))}" alt="${alt}">`);
-  s = s.replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) => {
-    const url = target(href.replace(/&amp;/g, '&'));
-    return url === OUTSIDE ? label : `<a href="${escape(url)}">${label}</a>`;
-  });
-  s = s.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
-  s = s.replace(/(^|[\s(])\*([^*\s][^*]*)\*(?=[\s.,;:)]|$)/g, '$1<em>$2</em>');
-  s = s.replace(/(^|[\s(])_([^_\s][^_]*)_(?=[\s.,;:)]|$)/g, '$1<em>$2</em>');
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/\u0000(\d+)\u0000/g, (_, i) => `<code>${escape(codes[Number(i)])}</code>`);
-}
-
-/** @param {string} line */
-const cells = (line) => line.trim().replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, '|'));
+export const slug = (text) => text.toLowerCase().replace(/[^a-z0-9 -]/g, '').trim().replace(/ +/g, '-');
 
 /**
- * A markdown document as HTML body content.
+ * The site's rules over markdown-it's tokens: links and images point into the site (a link to a file the site does
+ * not carry keeps its text only); a right-aligned table column gets the class "num" instead of an inline style,
+ * which the pages' Content-Security-Policy would block.
+ * @param {import('markdown-it').StateCore} state
+ */
+function siteRules(state) {
+  for (const token of state.tokens) {
+    if (token.type === 'th_open' || token.type === 'td_open') {
+      const style = String(token.attrGet('style') ?? '');
+      if (style) {
+        token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+        if (/right|center/.test(style)) token.attrSet('class', 'num');
+      }
+    }
+    if (token.type !== 'inline' || !token.children) continue;
+    /** @type {import('markdown-it').Token[]} */
+    const children = [];
+    let dropClose = false;
+    for (const child of token.children) {
+      if (child.type === 'link_open') {
+        const url = target(String(child.attrGet('href') ?? ''));
+        dropClose = url === OUTSIDE;
+        if (dropClose) continue;
+        child.attrSet('href', url);
+      } else if (child.type === 'link_close' && dropClose) {
+        dropClose = false;
+        continue;
+      } else if (child.type === 'image') {
+        const url = target(String(child.attrGet('src') ?? ''));
+        if (url === OUTSIDE) {
+          const text = new state.Token('text', '', 0);
+          text.content = child.content;
+          children.push(text);
+          continue;
+        }
+        child.attrSet('src', url);
+      }
+      children.push(child);
+    }
+    token.children = children;
+  }
+}
+
+const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false })
+  .use(anchor, { slugify: slug, tabIndex: false })
+  .use((md) => md.core.ruler.push('ppb_site', siteRules));
+// Wide tables scroll inside the page's column instead of widening it.
+markdownIt.renderer.rules.table_open = () => '<div class="table-scroll"><table>\n';
+markdownIt.renderer.rules.table_close = () => '</table></div>\n';
+
+/**
+ * HTML comments that stand on lines of their own (the markers of the regions that tools rewrite, such as
+ * <!-- page-budgets -->): hidden, as GitHub hides them. Raw HTML being off, they would otherwise show as text.
+ */
+const COMMENT_LINES = /^[ \t]*<!--[\s\S]*?-->[ \t]*$/gm;
+
+/**
+ * A markdown document as HTML body content, and its title: the text of its first level-1 heading.
  * @param {string} markdown
  * @returns {{html: string, title: string}}
  */
 export function render(markdown) {
-  const lines = markdown.replace(/\r\n/g, '\n').split('\n');
-  /** @type {string[]} */
-  const out = [];
-  let title = '';
-  let i = 0;
-  /** @param {RegExp} re */
-  const isStart = (re) => re.test(lines[i] ?? '');
-  while (i < lines.length) {
-    const line = lines[i];
-    if (line.trim() === '') { i++; continue; }
-    const fence = /^(\s*)```(\w*)/.exec(line);
-    if (fence) {
-      const body = [];
-      i++;
-      while (i < lines.length && !/^\s*```/.test(lines[i])) body.push(lines[i++].slice(fence[1].length));
-      i++;
-      out.push(`<pre><code${fence[2] ? ` class="language-${fence[2]}"` : ''}>${escape(body.join('\n'))}</code></pre>`);
-      continue;
-    }
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-    if (heading) {
-      const level = heading[1].length;
-      const text = heading[2];
-      if (level === 1 && !title) title = text.replace(/`/g, '');
-      const id = text.toLowerCase().replace(/`/g, '').replace(/[^a-z0-9 -]/g, '').trim().replace(/ +/g, '-');
-      out.push(`<h${level} id="${id}">${inline(text)}</h${level}>`);
-      i++;
-      continue;
-    }
-    if (/^\s*\|/.test(line) && /^\s*\|?\s*:?-{3,}/.test(lines[i + 1] ?? '')) {
-      const head = cells(line);
-      const align = cells(lines[i + 1]).map((c) => (c.endsWith(':') ? ' class="num"' : ''));
-      i += 2;
-      const rows = [];
-      while (i < lines.length && /^\s*\|/.test(lines[i])) rows.push(cells(lines[i++]));
-      out.push('<div class="table-scroll"><table><thead><tr>' + head.map((c, k) => `<th${align[k] ?? ''}>${inline(c)}</th>`).join('') +
-        '</tr></thead><tbody>' + rows.map((r) => '<tr>' + r.map((c, k) => `<td${align[k] ?? ''}>${inline(c)}</td>`).join('') + '</tr>').join('') +
-        '</tbody></table></div>');
-      continue;
-    }
-    if (/^\s*([-*]|\d+\.)\s+/.test(line)) {
-      out.push(renderList());
-      continue;
-    }
-    if (/^>\s?/.test(line)) {
-      const body = [];
-      while (i < lines.length && /^>\s?/.test(lines[i])) body.push(lines[i++].replace(/^>\s?/, ''));
-      out.push(`<blockquote>${render(body.join('\n')).html}</blockquote>`);
-      continue;
-    }
-    const para = [];
-    while (i < lines.length && lines[i].trim() !== '' && !isStart(/^(#{1,6}\s|\s*```|\s*\||\s*([-*]|\d+\.)\s+|>)/)) para.push(lines[i++].trim());
-    if (para.length === 0) para.push(lines[i++].trim());
-    out.push(`<p>${inline(para.join(' '))}</p>`);
-  }
-  return { html: out.join('\n'), title };
-
-  /** A list starting at line i, with items continued by indented lines and nested lists by deeper indentation. */
-  function renderList() {
-    const first = /^(\s*)([-*]|\d+\.)\s+/.exec(lines[i]);
-    const indent = first ? first[1].length : 0;
-    const ordered = first ? /\d/.test(first[2]) : false;
-    /** @type {string[]} */
-    const items = [];
-    while (i < lines.length) {
-      const m = /^(\s*)([-*]|\d+\.)\s+(.*)$/.exec(lines[i]);
-      if (!m || m[1].length !== indent) break;
-      const text = [m[3]];
-      /** @type {string[]} */
-      const nested = [];
-      i++;
-      while (i < lines.length && lines[i].trim() !== '') {
-        const sub = /^(\s*)([-*]|\d+\.)\s+/.exec(lines[i]);
-        if (sub && sub[1].length > indent) { nested.push(renderList()); continue; }
-        if (sub || !/^\s/.test(lines[i])) break;
-        text.push(lines[i++].trim());
-      }
-      if (i < lines.length && lines[i].trim() === '' && /^(\s*)([-*]|\d+\.)\s+/.test(lines[i + 1] ?? '') &&
-          (/^(\s*)/.exec(lines[i + 1])?.[1].length ?? 0) >= indent) i++;
-      items.push(`<li>${inline(text.join(' '))}${nested.join('')}</li>`);
-    }
-    return ordered ? `<ol>${items.join('')}</ol>` : `<ul>${items.join('')}</ul>`;
-  }
+  const tokens = markdownIt.parse(markdown.replace(COMMENT_LINES, ''), {});
+  const h1 = tokens.findIndex((token) => token.type === 'heading_open' && token.tag === 'h1');
+  const title = h1 < 0 ? '' : (tokens[h1 + 1].children ?? [])
+    .filter((token) => token.type === 'text' || token.type === 'code_inline').map((token) => token.content).join('');
+  return { html: markdownIt.renderer.render(tokens, markdownIt.options, {}), title };
 }
 
 const STYLE = `
@@ -215,4 +180,4 @@ function main() {
   writeFileSync(join(outDir, 'index.html'), page('PPB documentation', html));
 }
 
-main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

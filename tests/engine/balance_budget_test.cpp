@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ppb/balance/balance.hpp"
+#include "test_models.hpp"
 
 namespace ppb::test {
 namespace {
@@ -32,17 +33,7 @@ struct SteppingClock {
 Model distinct_layers(int body) {
   Model model;
   model.recompute_options = {"full", "selective"};
-  auto layer = [](double f, double act) {
-    Layer l;
-    l.name = "layer";
-    l.forward_ms = f;
-    l.backward_ms = 2 * f;
-    l.weight_backward_ms = f;
-    l.other_static_mib = 10;
-    l.activation_mib = act;
-    l.recompute.assign(2, std::nullopt);
-    return l;
-  };
+  const auto layer = [](double f, double act) { return two_option_layer("layer", f, 10, act); };
   model.layers.push_back(layer(3, 100));
   model.layers.back().pin = Pin::first;
   for (int i = 0; i < body; ++i) {

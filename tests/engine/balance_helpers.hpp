@@ -1,5 +1,6 @@
-// Builders shared by the balancer's tests: pipeline shapes, seeded random models and exhaustive
-// search over every partition and recompute assignment (the ground truth the balancer is held to).
+// Builders shared by the balancer's tests: devices for the random trials and exhaustive search over every
+// partition and recompute assignment (the ground truth the balancer is held to). Their models and shapes
+// (random_model, shape_of) are in test_models.hpp.
 #pragma once
 
 #include <cmath>
@@ -10,17 +11,17 @@
 
 #include "ppb/balance/balance.hpp"
 #include "ppb/simulate/estimate.hpp"
+#include "test_models.hpp"
 
 namespace ppb::test {
 
-inline Plan shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
-  Plan p;
-  p.pp_degree = pp;
-  p.vpp_degree = vpp;
-  p.micro_batch_num = m;
-  p.schedule = schedule;
-  return p;
-}
+// A schedule and shape for the random trials, and the micro batch counts they take in turn (each one the schedule
+// accepts on that shape).
+struct Case {
+  Schedule schedule;
+  int pp, vpp;
+  std::vector<std::int64_t> micro_batches;
+};
 
 // n choose k, as a double (the partitions of n + 1 layers into k + 1 stages).
 inline double binomial(int n, int k) {
@@ -125,37 +126,6 @@ inline double limit_between(const Model& model, double held, int pp, double tigh
   double total_static = 0, total_act = 0;
   for (const auto& l : model.layers) total_static += l.static_mib(), total_act += l.activation_mib;
   return std::round(tightness * (total_static + total_act * held) / pp);
-}
-
-inline Model random_model(std::mt19937& rng, int layers) {
-  std::uniform_real_distribution<double> time(0.5, 6.0), mem(50, 400), act(20, 300), send(0, 64);
-  std::uniform_int_distribution<int> coin(0, 1);
-  Model model;
-  model.recompute_options = {"full", "selective"};
-  for (int i = 0; i < layers; ++i) {
-    Layer l;
-    l.name = std::to_string(i);  // (g++ 12 warns falsely on "l" + to_string)
-    l.forward_ms = std::round(time(rng) * 4) / 4;
-    l.backward_ms = std::round(l.forward_ms * (1.5 + coin(rng)) * 4) / 4;
-    l.weight_backward_ms = l.backward_ms / 2;
-    l.other_static_mib = std::round(mem(rng));
-    l.activation_mib = std::round(act(rng));
-    l.send_mib = std::round(send(rng));
-    l.recompute.assign(2, std::nullopt);
-    if (coin(rng)) l.recompute[0] = RecomputeCost{std::round(l.activation_mib * 0.1), l.forward_ms};
-    if (coin(rng))
-      l.recompute[1] = RecomputeCost{std::round(l.activation_mib * 0.6), std::round(l.forward_ms * 0.3 * 4) / 4};
-    model.layers.push_back(l);
-  }
-  if (coin(rng)) {
-    model.layers.front().pin = Pin::first;
-    model.pinned_first = 1;
-  }
-  if (coin(rng) && layers > 1) {
-    model.layers.back().pin = Pin::last;
-    model.pinned_last = 1;
-  }
-  return model;
 }
 
 }  // namespace ppb::test

@@ -22,16 +22,9 @@ namespace {
 // Five layers of F 1, B 2 (no weight-gradient part), static memory 40, 30, 35, 28, 40 MiB and no
 // activation, over zbv with pp 2 (four virtual stages) and one micro batch; every transfer 0.5 ms.
 Model v_placement_model() {
-  Model model;
+  Model model = numbered_layers(5, 1, 2);
   const double statics[] = {40, 30, 35, 28, 40};
-  for (int i = 0; i < 5; ++i) {
-    Layer l;
-    l.name = "layer" + std::to_string(i);
-    l.forward_ms = 1;
-    l.backward_ms = 2;
-    l.other_static_mib = statics[i];
-    model.layers.push_back(l);
-  }
+  for (int i = 0; i < 5; ++i) model.layers[static_cast<std::size_t>(i)].other_static_mib = statics[i];
   return model;
 }
 
@@ -95,13 +88,6 @@ TEST(BalanceVPlacement, ZbvRecomputesOnThePhysicalStageThatHoldsTheLayers) {
   EXPECT_DOUBLE_EQ(e.step_time_ms, 19.0);
   EXPECT_EQ(std::count(got.plan.recompute.begin(), got.plan.recompute.end(), 0), 2);
 }
-
-// A schedule under test with the micro batch counts it accepts.
-struct Case {
-  Schedule schedule;
-  int pp, vpp;
-  std::vector<std::int64_t> micro_batches;
-};
 
 const char* const kKinds[] = {"selective", "comm", "selective_comm", "full"};
 

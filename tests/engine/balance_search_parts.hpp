@@ -17,13 +17,6 @@
 
 namespace ppb::test {
 
-// A schedule and shape, and the micro batch counts its trials take in turn.
-struct Case {
-  Schedule schedule;
-  int pp, vpp;
-  std::vector<std::int64_t> micro_batches;
-};
-
 // A random model of `layers` layers on the case's shape (its micro batches picked by the trial's number) and a
 // device whose limit lies between loose and tight, for the searches below.
 struct Trial {

@@ -12,19 +12,7 @@ namespace {
 // Embedding F 6 B 12, 8 decoders F 2 B 4 (activation 100, full and selective recompute), head F 8
 // B 16, over 4 stages, 16 micro batches, under a limit that makes the early stages recompute.
 json request() {
-  json layers = json::array();
-  layers.push_back(
-      {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 6}, {"backward_ms", 12}, {"static_mib", 100}});
-  layers.push_back({{"name", "decoder"},
-                    {"count", 8},
-                    {"forward_ms", 2},
-                    {"backward_ms", 4},
-                    {"static_mib", 100},
-                    {"activation_mib", 100},
-                    {"recompute",
-                     {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
-                      {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}});
-  layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 8}, {"backward_ms", 16}, {"static_mib", 100}});
+  const json layers = heavy_ends_layers(eight_decoders(100, true));
   return {{"model", {{"layers", layers}}},
           {"device", {{"memory_limit_mib", 1000}, {"p2p_bandwidth_gbs", 25}, {"p2p_latency_ms", 0.02}}},
           {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};

@@ -94,17 +94,8 @@ TEST(Balance, OtherSchedulesBeatOrMatchTheEvenSplit) {
 
 // Embedding F 6 B 12, 8 decoders F 2 B 4, head F 8 B 16, over 4 stages, 16 micro batches.
 json heavy_ends_request() {
-  json layers = json::array();
-  layers.push_back(
-      {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 6}, {"backward_ms", 12}, {"static_mib", 100}});
-  layers.push_back({{"name", "decoder"},
-                    {"count", 8},
-                    {"forward_ms", 2},
-                    {"backward_ms", 4},
-                    {"static_mib", 100},
-                    {"activation_mib", 10}});
-  layers.push_back({{"name", "head"}, {"pin", "last"}, {"forward_ms", 8}, {"backward_ms", 16}, {"static_mib", 100}});
-  return {{"model", {{"layers", layers}}}, {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};
+  return {{"model", {{"layers", heavy_ends_layers(eight_decoders(10, false))}}},
+          {"pipeline", {{"pp_degree", 4}, {"micro_batch_num", 16}}}};
 }
 
 // A proven plan's lower bound is its step time, under 1f1b and zb_h1 alike.
@@ -122,12 +113,10 @@ TEST(Balance, ProvenPlansStateTheirStepTimeAsTheLowerBound) {
 // activation, whose weight part it charges in full), nothing is proven and no bound is stated: the
 // command's lower_bound_ms and within_tolerance are then null.
 TEST(Balance, NoBoundWithoutAProof) {
-  Model model;
-  for (int i = 0; i < 6; ++i) {
-    Layer l = test::timed_layer("layer" + std::to_string(i), 1, 2, 1);
+  Model model = numbered_layers(6, 1, 2, 1);
+  for (auto& l : model.layers) {
     l.activation_mib = 100;
     l.weight_activation_mib = 40;
-    model.layers.push_back(l);
   }
   Device device;
   device.memory_limit_mib = 10'000;
@@ -237,15 +226,7 @@ TEST(Balance, OffsetSearchStopsAtItsTimeBudget) {
 // A budget too small for the bound tables still answers: the even split with its best recompute
 // (here 3 selective layers on stage 0, as AP-PP-09 below derives), not proven, saying why.
 TEST(Balance, ATinyTimeBudgetGivesTheEvenSplitWithItsRecompute) {
-  json layers = {{{"name", "decoder"},
-                  {"count", 8},
-                  {"forward_ms", 2},
-                  {"backward_ms", 4},
-                  {"static_mib", 100},
-                  {"activation_mib", 100},
-                  {"recompute",
-                   {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
-                    {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+  const json layers = json::array({eight_decoders(100, true)});
   const json req = {{"model", {{"layers", layers}}},
                     {"device", {{"memory_limit_mib", 1000}}},
                     {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}}},
@@ -268,15 +249,7 @@ TEST(Balance, ATinyTimeBudgetGivesTheEvenSplitWithItsRecompute) {
 // cheapest way is 3 selective layers (saving 120 MiB for 1.5 ms; one full layer saves 90, too little;
 // 2 selective + ... any cheaper mix saves less). Stage 1 fits and recomputes nothing.
 TEST(Balance, AP_PP_09_RecomputeMakesATightPlanFeasible) {
-  json layers = {{{"name", "decoder"},
-                  {"count", 8},
-                  {"forward_ms", 2},
-                  {"backward_ms", 4},
-                  {"static_mib", 100},
-                  {"activation_mib", 100},
-                  {"recompute",
-                   {{"full", {{"activation_mib", 10}, {"extra_ms", 2}}},
-                    {"selective", {{"activation_mib", 60}, {"extra_ms", 0.5}}}}}}};
+  const json layers = json::array({eight_decoders(100, true)});
   json req = {{"model", {{"layers", layers}}},
               {"device", {{"memory_limit_mib", 1000}}},
               {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}, {"stage_layers", {4, 4}}}}};

@@ -31,16 +31,7 @@ using balancer::StageBounds;
 
 // A model of n layers: the stage bounds below read only the problem's counts (m, pp, the forwards
 // each stage runs before its first backward), never the layers.
-Model placeholder_layers(int n) {
-  Model model;
-  for (int i = 0; i < n; ++i) {
-    Layer l;
-    l.name = "layer" + std::to_string(i);
-    l.forward_ms = 1;
-    model.layers.push_back(l);
-  }
-  return model;
-}
+Model placeholder_layers(int n) { return numbered_layers(n, 1); }
 
 VirtualStageCost stage_cost(double f, double b, double send) {
   VirtualStageCost c;

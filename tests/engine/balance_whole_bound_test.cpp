@@ -33,17 +33,7 @@ using balancer::WholePlanBound;
 
 // Six layers of F 1, B 2, no transfers, no memory limit; interleaved_1f1b, pp 2, vpp 2, m 2.
 // Virtual stages 0 and 2 sit on stage 0, 1 and 3 on stage 1; each holds at least one layer.
-Model six_equal_layers() {
-  Model model;
-  for (int i = 0; i < 6; ++i) {
-    Layer l;
-    l.name = "layer" + std::to_string(i);
-    l.forward_ms = 1;
-    l.backward_ms = 2;
-    model.layers.push_back(l);
-  }
-  return model;
-}
+Model six_equal_layers() { return numbered_layers(6, 1, 2); }
 
 // Weights only on bound 1 (bounds 0 and 1 are bound 1 of stages 0 and 1): (1 - l) g_0 + l g_1 with
 //   g_0 = m (work of v0 + v2) = 6 (n0 + n2),   g_1 = PF_1 + m (work of v1 + v3) + PB_1 = 3 n0 + 6 (n1 + n3).

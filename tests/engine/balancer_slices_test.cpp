@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ppb/balance/balance.hpp"
+#include "test_models.hpp"
 
 namespace ppb::test {
 namespace {
@@ -19,37 +20,6 @@ struct SteppingClock {
   }
 };
 
-// A heavy pinned embedding and head around `body` decoders of forward 1, 1.1 and 1.2 ms with full
-// and selective recompute, as bench/bench.cpp's bench_model.
-Model bench_like(int body) {
-  Model model;
-  model.recompute_options = {"full", "selective"};
-  auto layer = [](double f, double stat, double act) {
-    Layer l;
-    l.name = "layer";
-    l.forward_ms = f;
-    l.backward_ms = 2 * f;
-    l.weight_backward_ms = f;
-    l.other_static_mib = stat;
-    l.activation_mib = act;
-    l.send_mib = 32;
-    l.recompute.assign(2, std::nullopt);
-    return l;
-  };
-  model.layers.push_back(layer(3, 2000, 100));
-  model.layers.back().pin = Pin::first;
-  for (int i = 0; i < body; ++i) {
-    Layer l = layer(1 + 0.1 * (i % 3), 400, 300);
-    l.recompute[0] = RecomputeCost{20, l.forward_ms};
-    l.recompute[1] = RecomputeCost{180, 0.25 * l.forward_ms};
-    model.layers.push_back(l);
-  }
-  model.layers.push_back(layer(5, 3000, 200));
-  model.layers.back().pin = Pin::last;
-  model.pinned_first = model.pinned_last = 1;
-  return model;
-}
-
 struct Case {
   std::string name;
   Model model;
@@ -58,36 +28,28 @@ struct Case {
   std::int64_t node_budget = 2'000'000;
 };
 
-PipelineShape shape_of(int pp, std::int64_t m, Schedule schedule, int vpp = 1) {
-  PipelineShape s;
-  s.pp_degree = pp;
-  s.vpp_degree = vpp;
-  s.micro_batch_num = m;
-  s.schedule = schedule;
-  return s;
-}
-
 // Proven (96 layers over 16 stages, memory binding), cut by its node budget (1,000 layers over 64
 // stages), nothing fits, interleaved and zb_h1 (no proof), gpipe without a limit, a search paused
 // for the threshold bisection and one for the pairs of moves; node budgets keep the test short.
 std::vector<Case> cases() {
   std::vector<Case> out;
   out.push_back(
-      {"proven", bench_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
-  out.push_back({"node budget", bench_like(1000), shape_of(64, 64, Schedule::one_f_one_b),
+      {"proven", transformer_like(96), shape_of(16, 64, Schedule::one_f_one_b), 3000 + 6 * 400 + 16 * 6 * 300 / 3.0});
+  out.push_back({"node budget", transformer_like(1000), shape_of(64, 64, Schedule::one_f_one_b),
                  3000 + 15.6 * 400 + 64 * 15.6 * 300 / 3.0, 5'000});
-  out.push_back({"nothing fits", bench_like(96), shape_of(8, 32, Schedule::one_f_one_b), 3000});
-  out.push_back({"interleaved", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 5'000});
-  out.push_back({"zb_h1", bench_like(40), shape_of(4, 8, Schedule::zb_h1), 20'000, 5'000});
-  out.push_back({"no limit", bench_like(60), shape_of(8, 16, Schedule::gpipe), std::nullopt, 5'000});
+  out.push_back({"nothing fits", transformer_like(96), shape_of(8, 32, Schedule::one_f_one_b), 3000});
+  out.push_back({"interleaved", transformer_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 5'000});
+  out.push_back({"zb_h1", transformer_like(40), shape_of(4, 8, Schedule::zb_h1), 20'000, 5'000});
+  out.push_back({"no limit", transformer_like(60), shape_of(8, 16, Schedule::gpipe), std::nullopt, 5'000});
   // The search pauses after 20,000 nodes for the threshold bisection, then goes on to its budget.
-  out.push_back({"bisection", bench_like(298), shape_of(64, 256, Schedule::one_f_one_b),
+  out.push_back({"bisection", transformer_like(298), shape_of(64, 256, Schedule::one_f_one_b),
                  3000 + 4.66 * 400 + 64 * 4.66 * 300 / 3.0, 30'000});
   // Interleaved past 20,000 nodes: the search pauses for the local search's pairs of moves.
-  out.push_back({"interleaved pairs", bench_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 30'000});
+  out.push_back(
+      {"interleaved pairs", transformer_like(40), shape_of(4, 8, Schedule::interleaved_1f1b, 2), 20'000, 30'000});
   // Past 20,000 nodes with neither (32 virtual stages, several chunks): the search must not pause.
   out.push_back(
-      {"many stages", bench_like(100), shape_of(16, 32, Schedule::interleaved_1f1b, 2), std::nullopt, 25'000});
+      {"many stages", transformer_like(100), shape_of(16, 32, Schedule::interleaved_1f1b, 2), std::nullopt, 25'000});
   return out;
 }
 

@@ -166,12 +166,6 @@ Model alike_model(std::mt19937& rng, int body, int kinds) {
   return model;
 }
 
-struct Case {
-  Schedule schedule;
-  int pp, vpp;
-  std::vector<std::int64_t> micro_batches;
-};
-
 // Under every schedule whose paths the count search reads, on random models of the count form with
 // random limits, transfers on half: the count search run to its end from no incumbent finds the
 // exhaustive optimum (or, when nothing fits, nothing), and its plan, estimated, fits and takes that
