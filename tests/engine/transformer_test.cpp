@@ -16,7 +16,7 @@ namespace {
 constexpr double kMiB = 1048576.0;
 
 // GPT-3 175B as in Korthikanti et al. (s 2048, h 12288, a 96, 96 layers, b 1), with LayerNorm,
-// dropout, a plain 4h GeLU MLP and tied embeddings.
+// dropout, a plain 4h GeLU MLP, tied embeddings and eager attention (the paper's score matrix).
 json gpt3(int tp, bool sp) {
   return {{"transformer",
            {{"name", "gpt3-175b"},
@@ -28,6 +28,7 @@ json gpt3(int tp, bool sp) {
             {"gated_mlp", false},
             {"normalization", "layernorm"},
             {"dropout", true},
+            {"attention", "eager"},
             {"vocab_size", 51200},
             {"seq_length", 2048},
             {"tied_embeddings", true}}},
@@ -113,6 +114,24 @@ TEST(Transformer, LayoutEmbeddingDecodersHead) {
   EXPECT_EQ(model["bytes_per_param"], json({{"weights", 2}, {"grads", 4}, {"optimizer", 12}}));
 }
 
+// FlashAttention, the default, keeps no score matrix: only one fp32 log-sum-exp per query row and
+// head, 4 a b s / t bytes = 4 x 64 x 1 x 4096 / 8 = 131,072 bytes (0.125 MiB) for Llama-2-70B at TP 8,
+// which selective recompute (core attention recomputed) drops. So the default is within 2% of the
+// selective figure, where eager attention's 5 a s^2 b / t would be several times the rest.
+TEST(Transformer, FlashAttentionKeepsOnlyTheSoftmaxStatistics) {
+  json request = llama2_70b();
+  request["parallel"] = {{"tp_degree", 8}, {"sequence_parallel", true}};
+  const json decoder = entry(generate(request), "decoder");
+  const double flash = decoder["activation_mib"].get<double>();
+  const double selective = decoder["recompute"]["selective"]["activation_mib"].get<double>();
+  expect_close(flash - selective, 0.125, 1e-9);
+  EXPECT_LT(flash, 1.02 * selective);
+  request["transformer"]["attention"] = "eager";
+  const json eager = entry(generate(request), "decoder");
+  // No dropout: the softmax output alone, a s^2 b q / t = 64 x 4096^2 x 2 / 8 bytes = 256 MiB.
+  expect_close(eager["activation_mib"].get<double>() - selective, 256, 1e-9);
+}
+
 // Korthikanti et al. 2022, Table 2, per layer, in bytes, with s 2048, b 1, h 12288, a 96, t 8.
 TEST(Transformer, ActivationsMatchKorthikantiTable2) {
   const double s = 2048, b = 1, h = 12288, a = 96, t = 8;
@@ -158,8 +177,12 @@ TEST(Transformer, ActivationsExtendToGqaSwigluWithoutDropout) {
   json request = llama2_70b();
   request["parallel"] = {{"tp_degree", 8}, {"sequence_parallel", true}};
   const double s = 4096, b = 1, h = 8192, a = 64, g = 8, f = 28672, t = 8;
-  const double expected = s * b * h * ((8 + 4 + 4 * g / a) / t + 6 * f / (h * t)) + 2 * a * s * s * b / t;
-  expect_close(entry(generate(request), "decoder")["activation_mib"].get<double>() * kMiB, expected);
+  const double kept = s * b * h * ((8 + 4 + 4 * g / a) / t + 6 * f / (h * t));
+  // FlashAttention (the default): the fp32 log-sum-exp, 4 a s b / t; eager: the softmax output, q a s^2 b / t.
+  expect_close(entry(generate(request), "decoder")["activation_mib"].get<double>() * kMiB, kept + 4 * a * s * b / t);
+  request["transformer"]["attention"] = "eager";
+  expect_close(entry(generate(request), "decoder")["activation_mib"].get<double>() * kMiB,
+               kept + 2 * a * s * s * b / t);
 }
 
 // Context parallelism: every rank keeps its s/c tokens, and its (s/c) x s block of scores.

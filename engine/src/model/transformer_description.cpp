@@ -96,6 +96,14 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
   ok.seq = seq.has_value();
   m.gated_mlp = t.boolean("gated_mlp").value_or(false);
   m.dropout = t.boolean("dropout").value_or(true);
+  if (auto attention = t.string("attention")) {
+    if (*attention == "flash" || *attention == "eager")
+      m.flash_attention = *attention == "flash";
+    else
+      d.error("ATTENTION_UNKNOWN", t.at("attention"),
+              "attention " + quoted_input(*attention) +
+                  " is not known; use \"flash\" (FlashAttention, the default) or \"eager\" (the score matrix kept).");
+  }
   m.tied_embeddings = t.boolean("tied_embeddings").value_or(true);
   if (auto norm = t.string("normalization")) {
     std::string lower = *norm;

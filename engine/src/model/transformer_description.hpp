@@ -28,6 +28,9 @@ struct Description {
   bool gated_mlp = false;
   bool rmsnorm = false;
   bool dropout = true;
+  // FlashAttention (the default: every current training stack runs it) keeps no score matrix;
+  // eager attention keeps Korthikanti et al.'s softmax output, dropout mask and dropout output.
+  bool flash_attention = true;
   std::int64_t vocab_size = 1;
   std::int64_t make_vocab_size_divisible_by = 128;
   std::int64_t seq_length = 1;

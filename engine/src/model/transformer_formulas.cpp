@@ -25,6 +25,7 @@ Shape shape_of(const Description& m) {
   x.e = static_cast<double>(m.ep_degree);
   x.q = m.precision == Precision::fp32 ? 4 : 2;
   x.mask = m.dropout ? 1 : 0;
+  x.flash = m.flash_attention;
   x.norm_params_per_norm = m.rmsnorm ? x.h : 2 * x.h;
   x.mlp_matrices = m.gated_mlp ? 3 : 2;
   x.mlp_kept_per_f = m.gated_mlp ? 3 : 2;
@@ -42,9 +43,16 @@ LayerFigures decoder_common(const Shape& x) {
   l.active_params = attention_params(x) / x.t;
   // 4 b s^2 h for QK^T and scores x V, halved for causal masking; each CP rank holds s/c queries.
   l.core_flops = 4 * x.b * x.s * x.s * x.h / (x.t * x.c) / 2;
-  // Korthikanti et al. Table 2's 5as^2b: softmax output (q), dropout mask (1), dropout output (q).
-  const double per_score = x.mask > 0 ? 2 * x.q + x.mask : x.q;
-  l.score_bytes = x.a * x.b * x.s * (x.s / x.c) * per_score / x.t;
+  // Eager attention: Korthikanti et al. Table 2's 5as^2b, the softmax output (q), dropout mask (1)
+  // and dropout output (q). FlashAttention keeps none of them (its backward recomputes the scores
+  // block by block, the dropout mask from the RNG state): only the softmax statistics, one fp32
+  // log-sum-exp per query row and head (Dao et al. 2022, Algorithm 2's L; Dao 2023, FlashAttention-2).
+  if (x.flash) {
+    l.score_bytes = 4 * x.a * x.b * (x.s / x.c) / x.t;
+  } else {
+    const double per_score = x.mask > 0 ? 2 * x.q + x.mask : x.q;
+    l.score_bytes = x.a * x.b * x.s * (x.s / x.c) * per_score / x.t;
+  }
   // Token-sized tensors split by t only with SP: inputs of the two norms, of QKV and of the MLP (4q),
   // attention and MLP dropout masks (2 mask).
   const double replicated = x.tokens * x.h * (4 * x.q + 2 * x.mask) / x.u;

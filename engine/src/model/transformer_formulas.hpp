@@ -25,6 +25,7 @@ struct Shape {
   double t, u, c, e;  // tp, the TP split of token-sized tensors (t with SP, else 1), cp, ep
   double q;           // bytes per activation element
   double mask;        // bytes per dropout-mask element, 0 without dropout
+  bool flash;         // FlashAttention: no score matrix kept
   double norm_params_per_norm;
   double mlp_matrices;    // 3 for gated (gate, up, down), 2 otherwise
   double mlp_kept_per_f;  // intermediate tensors of width f kept: gated 3 (gate, up, product), else 2
