@@ -212,22 +212,34 @@ export async function loadAtScale(page, url) {
 }
 
 /**
- * For a test file whose tests share one page at the timeline's scale case: registers the hooks that start the site,
- * open the page and load the case (loadAtScale) before the file's tests, and close the site after them. The object's
- * `open` is the page once the hook has run.
- * @returns {{open: OpenPage}}
+ * @typedef {Awaited<ReturnType<typeof startSite>>} Site
+ * @typedef {{site: Site, open: OpenPage}} SharedPage
  */
-export function pageAtScale() {
-  /** @type {Awaited<ReturnType<typeof startSite>> | undefined} */
-  let site;
-  const shared = /** @type {{open: OpenPage}} */ ({});
+
+/**
+ * For a test file whose tests share one page: registers the hooks that start the site, open a page and bring it to
+ * its starting point (`ready`: by default the page loaded on the default example) before the file's tests, and
+ * close the site after them. The object's `site` and `open` are set once the hook has run.
+ *   const shared = sharedPage();
+ *   test('...', async () => { const { page } = shared.open; ... });
+ * @param {(page: import('playwright-core').Page, url: string) => Promise<void>} [ready]
+ * @returns {SharedPage}
+ */
+export function sharedPage(ready = load) {
+  const shared = /** @type {SharedPage} */ ({});
   before(async () => {
-    site = await startSite();
-    shared.open = await openPage(site.browser);
-    await loadAtScale(shared.open.page, site.url);
+    shared.site = await startSite();
+    shared.open = await openPage(shared.site.browser);
+    await ready(shared.open.page, shared.site.url);
   });
   after(async () => {
-    await site?.close();
+    await shared.site?.close();
   });
   return shared;
 }
+
+/**
+ * For a test file whose tests share one page at the timeline's scale case (loadAtScale).
+ * @returns {SharedPage}
+ */
+export const pageAtScale = () => sharedPage(loadAtScale);

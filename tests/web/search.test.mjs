@@ -1,25 +1,12 @@
 // Search in the browser: progress moves and cancel stops it with a partial result; a finished search fills the
 // ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan; an
 // engine module without SearchSession (the binding searches run through) is refused, not half used.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, waitForState, cspViolations } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load } from './helpers.mjs';
 import { num } from '../../web/js/format.js';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await load(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = sharedPage();
 
 /**
  * @param {import('playwright-core').Page} page
@@ -54,8 +41,8 @@ const tableRows = (page) => page.locator('#search-table tbody tr[data-index]').e
 }));
 
 test('the default search starts from the cluster and its top row has the highest throughput, and says why', async () => {
-  const { page, problems } = await openPage(site.browser);
-  await load(page, site.url);
+  const { page, problems } = await openPage(shared.site.browser);
+  await load(page, shared.site.url);
   // The default example's cluster: 256 devices, tp 8, a global batch of 256.
   assert.equal(await page.inputValue('#search-world'), '256');
   assert.equal(await page.inputValue('#search-tp'), '8');
@@ -99,8 +86,8 @@ test('the default search starts from the cluster and its top row has the highest
 });
 
 test('without a cluster the search ranks by time per sample, and the top row is the best by it', async () => {
-  const { page, problems } = await openPage(site.browser);
-  await load(page, site.url);
+  const { page, problems } = await openPage(shared.site.browser);
+  await load(page, shared.site.url);
   await setLists(page, { pp: '4, 8', vpp: '2', m: '16, 32, 64', schedules: ['1f1b', 'zb_h1'] });
   await page.click('#search-run');
   await waitForState(page, ['ready'], 120_000);
@@ -115,7 +102,7 @@ test('without a cluster the search ranks by time per sample, and the top row is 
 });
 
 test('search progress moves and cancel stops it with a partial result', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setLists(page, { pp: '2, 4, 8, 16', vpp: '1, 2, 3, 4', m: '16, 32, 48, 64, 96, 128, 192, 256', schedules: ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'] });
   await page.click('#search-run');
   await waitForState(page, ['busy']);
@@ -138,7 +125,7 @@ test('search progress moves and cancel stops it with a partial result', async ()
 });
 
 test('a finished search fills the table, the scatter with its Pareto front, and the grouped reasons', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setLists(page, { pp: '2, 4, 8', vpp: '1, 2', m: '16, 32', schedules: ['1f1b', 'interleaved_1f1b'] });
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);
@@ -177,7 +164,7 @@ test('a finished search fills the table, the scatter with its Pareto front, and 
 });
 
 test('a row of the table opens its plan in the views', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
   const index = result.candidates.findIndex((/** @type {any} */ c, /** @type {number} */ i) => c.feasible && i > 0) ;
   assert.ok(index > 0);
@@ -200,11 +187,11 @@ test('a row of the table opens its plan in the views', async () => {
   await waitForState(page);
   assert.deepEqual((await lastResponse(page)).result.stage_layers, result.candidates[first].plan.stage_layers);
   assert.deepEqual(await cspViolations(page), []);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
 
 test('an engine module without SearchSession is refused at load: the page says so and runs nothing', async () => {
-  const { page, context, problems } = await openPage(site.browser);
+  const { page, context, problems } = await openPage(shared.site.browser);
   // The same module with its SearchSession binding removed, as a build that lost it would be.
   await context.route('**/ppb_engine.js', async (route) => {
     const response = await route.fetch();
@@ -212,7 +199,7 @@ test('an engine module without SearchSession is refused at load: the page says s
       'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.SearchSession; return module; });\n';
     await route.fulfill({ response, body: `${await response.text()}${patch}` });
   });
-  await load(page, site.url, ['error']);
+  await load(page, shared.site.url, ['error']);
   assert.equal(await page.locator('#engine-status').textContent(), 'Engine not loaded');
   const alerts = await page.locator('[role="alert"]').allTextContents();
   assert.ok(alerts.some((text) => /SearchSession/.test(text)), `an alert names SearchSession: ${JSON.stringify(alerts)}`);
