@@ -1,6 +1,6 @@
 // Search in the browser: progress moves and cancel stops it with a partial result; a finished search fills the
 // ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan; an
-// engine module without SearchSession (the binding searches run through) is refused, not half used.
+// engine module without WorkSession (the binding long work runs through) is refused, not half used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load } from './helpers.mjs';
@@ -47,7 +47,16 @@ test('the default search starts from the cluster and its top row has the highest
   assert.equal(await page.inputValue('#search-world'), '256');
   assert.equal(await page.inputValue('#search-tp'), '8');
   assert.equal(await page.locator('#search-m').isDisabled(), true);
-  assert.match(await page.locator('#search-cluster-hint').textContent() ?? '', /at pp 8: dp 4, 64 micro batches/);
+  // The cluster line is the engine's `cluster` answer, shown when it comes: 256 / (8 x 8 x 1) = dp 4, 256 / (1 x 4) = 64.
+  const cluster = page.locator('#search-cluster-hint');
+  await cluster.filter({ hasText: /at pp 8: dp 4, 64 micro batches/ }).waitFor();
+  assert.equal(await page.locator('#search-dp').textContent(), '4 at pp 8');
+  // tp 3: pipelines of 8 x 3 x 1 = 24 devices, which 256 is not a multiple of; then back.
+  await page.fill('#search-tp', '3');
+  await cluster.filter({ hasText: 'At pp 8: 256 devices do not divide into pipelines of pp 8 × tp 3 × cp 1 = 24.' }).waitFor();
+  assert.equal(await page.locator('#search-dp').textContent(), '–');
+  await page.fill('#search-tp', '8');
+  await cluster.filter({ hasText: /at pp 8: dp 4, 64 micro batches/ }).waitFor();
   await page.click('#search-run');
   await waitForState(page, ['ready'], 120_000);
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
@@ -190,19 +199,19 @@ test('a row of the table opens its plan in the views', async () => {
   assert.deepEqual(shared.open.problems, []);
 });
 
-test('an engine module without SearchSession is refused at load: the page says so and runs nothing', async () => {
+test('an engine module without WorkSession is refused at load: the page says so and runs nothing', async () => {
   const { page, context, problems } = await openPage(shared.site.browser);
-  // The same module with its SearchSession binding removed, as a build that lost it would be.
+  // The same module with its WorkSession binding (long work in slices) removed, as a build that lost it would be.
   await context.route('**/ppb_engine.js', async (route) => {
     const response = await route.fetch();
     const patch = '\nconst __ppbCreate = createPpbEngine;\n' +
-      'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.SearchSession; return module; });\n';
+      'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.WorkSession; return module; });\n';
     await route.fulfill({ response, body: `${await response.text()}${patch}` });
   });
   await load(page, shared.site.url, ['error']);
   assert.equal(await page.locator('#engine-status').textContent(), 'Engine not loaded');
   const alerts = await page.locator('[role="alert"]').allTextContents();
-  assert.ok(alerts.some((text) => /SearchSession/.test(text)), `an alert names SearchSession: ${JSON.stringify(alerts)}`);
+  assert.ok(alerts.some((text) => /WorkSession/.test(text)), `an alert names WorkSession: ${JSON.stringify(alerts)}`);
   assert.equal(await lastResponse(page), null);
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(problems, []);
