@@ -396,7 +396,10 @@ function redrawOnResize() {
 redrawOnResize();
 
 // ---- start -----------------------------------------------------------------------------------------------------
-/** Test and automation hooks: the last response, the state, and a way to crash the worker. */
+/**
+ * Test and automation hooks, read-only: the last response, the state, counts. Nothing here kills the worker: the
+ * recovery tests reach into it themselves (tests/web/helpers.mjs, crashWorker).
+ */
 /** @type {any} */ (window).__ppb = {
   get last() { return runner.current?.response ?? null; },
   /** Whether the plan shown is a balance's best plan so far (the balance goes on). */
@@ -410,7 +413,6 @@ redrawOnResize();
   get warmUpMs() { return engine.warmUpMs; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
-  crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),
 };
 
 async function start() {

@@ -13,7 +13,6 @@
 //                                            under ref: the model crosses to the worker once, requests refer to it
 //   {type: 'drop-model', ref}               forget it
 //   A 'call' or 'start' with `model: ref` has a request without its model; the worker puts the kept text in.
-//   {type: 'debug-crash', how}              dies on purpose (tests of the page's recovery)
 // Messages out:
 //   {type: 'ready', version, sliced, schedules} | {type: 'fatal', error}   once; sliced: the commands run in slices;
 //                                            schedules: the engine's schedules() (the chunk counts each runs)
@@ -202,15 +201,6 @@
     if (message.type === 'cancel') {
       const control = sessions.get(message.id);
       if (control) control.cancelled = true;
-      return;
-    }
-    if (message.type === 'debug-crash') {
-      // For tests of the page's recovery: 'abort' behaves as a module call that threw (the worker reports itself
-      // dead); anything else is an uncaught error that kills the worker without a word.
-      if (message.how === 'abort') die(null, new Error('debug abort requested by the page'));
-      else setTimeout(() => {
-        throw new Error('debug crash requested by the page');
-      });
       return;
     }
     if (message.type === 'model') {

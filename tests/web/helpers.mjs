@@ -243,3 +243,26 @@ export function sharedPage(ready = load) {
  * @returns {SharedPage}
  */
 export const pageAtScale = () => sharedPage(loadAtScale);
+
+/**
+ * Makes the page's engine worker die, as the tests of the page's recovery need; the production page has no hook for
+ * it, so the test reaches into the worker itself (playwright's worker handle). 'throw': an uncaught error in the
+ * worker, which kills it without a word. 'abort': a module call that throws, as an Emscripten abort or a failed
+ * allocation does: the worker is handed a call whose request the module's binding refuses (not a string), and its own
+ * code reports itself dead.
+ * @param {import('playwright-core').Page} page
+ * @param {'throw' | 'abort'} how
+ */
+export async function crashWorker(page, how) {
+  const worker = page.workers().at(-1);
+  if (!worker) throw new Error('the page has no worker to crash');
+  await worker.evaluate((kind) => {
+    if (kind === 'abort') {
+      self.dispatchEvent(new MessageEvent('message', { data: { type: 'call', id: -1, command: 'estimate', request: 0 } }));
+    } else {
+      setTimeout(() => {
+        throw new Error('crash injected by the test');
+      });
+    }
+  }, how);
+}

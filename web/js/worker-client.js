@@ -281,13 +281,4 @@ export class EngineClient {
     // again do not count.
     if ([...this.pending.values()].every((other) => other.retryable)) this.replaceWorker(new CancelledError('cancelled'));
   }
-
-  /**
-   * Makes the worker die (for tests of the recovery): 'abort' as a module call that threw, 'throw' as an
-   * uncaught error.
-   * @param {'abort' | 'throw'} how
-   */
-  crashForTest(how) {
-    this.worker?.postMessage({ type: 'debug-crash', how });
-  }
 }
