@@ -135,6 +135,10 @@ test('dragging a stage boundary re-partitions live and shows the layer_offset', 
   const after = (await lastResponse(page)).result;
   assert.equal(after.stage_layers[0], before.stage_layers[0] + 1, `stage 0 took a layer (${total} layers)`);
   assert.equal(after.stage_layers[1], before.stage_layers[1] - 1);
+  // The page converts no partition form: the drag went as stage_layers, and the layer_offset shown is the engine's.
+  const sent = (await page.evaluate(() => /** @type {any} */ (window).__ppb.lastRequest)).pipeline;
+  assert.deepEqual(sent.stage_layers, after.stage_layers);
+  assert.equal(sent.layer_offset, undefined);
   assert.equal(await page.locator('#offset-value').textContent(), `[${after.layer_offset.join(', ')}]`);
   assert.equal(await page.inputValue('#layer-offset'), after.layer_offset.join(', '));
   // Keyboard: the focused boundary moves back with the left arrow.
