@@ -300,7 +300,7 @@ function fieldsRead(source) {
 }
 
 // The engine's sources by file name (the rooms of engine/src hold each name once).
-const sourcePaths = Object.fromEntries(readdirSync(join(root, 'engine', 'src'), { recursive: true })
+const sourcePaths = Object.fromEntries(readdirSync(join(root, 'engine', 'src'), { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.cpp')).map((f) => [f.split('/').pop(), join(root, 'engine', 'src', f)]));
 const read = Object.fromEntries(
   Object.keys(PARSERS).map((file) => [file, fieldsRead(readFileSync(sourcePaths[file], 'utf8'))]));
