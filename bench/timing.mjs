@@ -109,8 +109,8 @@ export async function prepareFirst(engine, mode, pause) {
 export const PAGE_SLICE_MS = 40;
 
 /**
- * The first call of a workload after the module has loaded, as the page makes it: a balance through BalanceSession
- * and a search through SearchSession in slices of PAGE_SLICE_MS (each slice a fresh call, so V8's optimised code,
+ * The first call of a workload after the module has loaded, as the page makes it: a balance and a search through
+ * WorkSession in slices of PAGE_SLICE_MS (each slice a fresh call, so V8's optimised code,
  * compiled in the background, is used from the next slice on: wasm has no on-stack replacement here), any other
  * command as one call. Returns the milliseconds from the call to the response, and the response.
  * @param {any} engine a freshly loaded module
@@ -120,13 +120,13 @@ export const PAGE_SLICE_MS = 40;
  */
 export async function firstCall(engine, w, pause = async () => {}) {
   const request = JSON.stringify(w.request);
-  const Session = w.command === 'balance' ? engine.BalanceSession : w.command === 'search' ? engine.SearchSession : null;
+  const sliced = w.command === 'balance' || w.command === 'search';
   const t0 = performance.now();
-  if (!Session) {
+  if (!sliced) {
     const response = engine[w.command](request);
     return { ms: performance.now() - t0, response: JSON.parse(response) };
   }
-  const session = new Session(request);
+  const session = new engine.WorkSession(w.command, request);
   try {
     const error = session.error();
     if (error) return { ms: performance.now() - t0, response: JSON.parse(error) };

@@ -1,6 +1,7 @@
 // libFuzzer target over the engine's one entry point, ppb::run_command(command, text), for every
 // command. The first byte picks the command ('e' estimate, 'b' balance, 'i' import, 'x' export,
-// 's' search; any other byte by its value mod 5), the rest is the request text.
+// 's' search, 'c' compare, 'k' cluster; any other byte by its value mod 7), the rest is the request
+// text.
 //
 // What counts as a finding, beyond the sanitizers' own reports: a response that is not JSON, does
 // not follow the contract's envelope, or reports INTERNAL or OUT_OF_MEMORY (a broken invariant or a
@@ -27,7 +28,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kCommands[] = {"estimate", "balance", "import", "export", "search", "compare"};
+constexpr const char* kCommands[] = {"estimate", "balance", "import", "export", "search", "compare", "cluster"};
 
 const char* command_of(std::uint8_t byte) {
   switch (byte) {
@@ -37,7 +38,8 @@ const char* command_of(std::uint8_t byte) {
     case 'x': return "export";
     case 's': return "search";
     case 'c': return "compare";
-    default: return kCommands[byte % 6];
+    case 'k': return "cluster";
+    default: return kCommands[byte % 7];
   }
 }
 

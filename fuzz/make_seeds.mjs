@@ -1,5 +1,5 @@
 // Writes the fuzzer's seed corpus: one file per request, its first byte naming the command
-// ('e' estimate, 'b' balance, 'i' import, 'x' export, 's' search, 'c' compare), as fuzz/fuzz_commands.cpp
+// ('e' estimate, 'b' balance, 'i' import, 'x' export, 's' search, 'c' compare, 'k' cluster), as fuzz/fuzz_commands.cpp
 // reads it.
 // Sources: the models in examples/ (in requests of every command), the bad-input corpus in
 // tests/bad-inputs/ (each under the command its file name gives), and a few hand-made requests.
@@ -13,7 +13,7 @@ const out = process.argv[2];
 if (!out) throw new Error('usage: node fuzz/make_seeds.mjs OUTPUT_DIR');
 mkdirSync(out, { recursive: true });
 
-const letter = { estimate: 'e', balance: 'b', import: 'i', export: 'x', search: 's', compare: 'c' };
+const letter = { estimate: 'e', balance: 'b', import: 'i', export: 'x', search: 's', compare: 'c', cluster: 'k' };
 let n = 0;
 const seed = (command, text) => {
   writeFileSync(join(out, `seed-${String(n++).padStart(3, '0')}-${command}`), letter[command] + text);
@@ -41,6 +41,9 @@ for (const name of readdirSync(join(root, 'examples')).filter((f) => f.endsWith(
                                   search: { pp_degree: [1, 2], micro_batch_num: [4], schedule: ['1f1b', 'zb_h1'] } }));
 }
 
+seed('cluster', JSON.stringify({ training: { world_size: 256, tp_degree: 8, global_batch_size: 256 }, pipeline: { pp_degree: 8 } }));
+seed('cluster', JSON.stringify({ training: { world_size: 64, tp_degree: 2, cp_degree: 2, ep_degree: 4, global_batch_size: 90 },
+                                 pipeline: { pp_degree: 3 } }));
 seed('import', JSON.stringify({ transformer: { num_layers: 4, hidden_size: 256, num_attention_heads: 8, vocab_size: 1000,
                                                seq_length: 128, moe: { num_experts: 4, top_k: 2 } },
                                 parallel: { tp_degree: 2, sequence_parallel: true }, device: { peak_tflops: 100 } }));

@@ -182,6 +182,10 @@ const runs = [
   }],
   ['export', { model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev' }, export: { to: 'chrome-trace' } }],
   ['compare', { model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 3 } }],
+  // dp 64 / (2 x 2 x 1) = 16, m 64 / (2 x 16) = 2; then pp 3, which 64 devices do not divide into.
+  ['cluster', { training: { world_size: 64, tp_degree: 2, cp_degree: 1, ep_degree: 1, global_batch_size: 64, micro_batch_size: 2 },
+    pipeline: { pp_degree: 2 } }],
+  ['cluster', { training: { world_size: 64, tp_degree: 2 }, pipeline: { pp_degree: 3 } }],
 ];
 
 const responses = runs.map(([command, request, expected = 0]) => ({ command, expected, ...run(command, request) }));
@@ -232,6 +236,7 @@ const PARSERS = {
   'sapp.cpp': ['sapp'],
   'import_command.cpp': ['sapp', 'transformer', 'model'],
   'export_command.cpp': ['export'],
+  'cluster_command.cpp': ['training', 'pipeline'],
 };
 
 // Sources that read no request field (they take parsed values, or write responses).
@@ -251,6 +256,8 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'tra
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
                      'search_command.cpp', 'search_space.cpp', 'shape_rules.cpp',
+                     // long work in slices, and the writers of its progress and of the schedules' facts
+                     'work_session.cpp', 'progress_writer.cpp', 'schedules_writer.cpp',
                      // why no plan fits, from parsed values, and its writer
                      'infeasibility.cpp', 'infeasibility_response.cpp',
                      // the list of option names balance_command.cpp and search_request.cpp find

@@ -14,7 +14,10 @@ const engine = join(root, 'engine');
 export const ROOMS = ['core', 'model', 'schedule', 'plan', 'simulate', 'balance', 'search', 'io', 'interop', 'commands'];
 const MAX_LINES = 500;
 
-/** @param {string} dir @returns {string[]} */
+/**
+ * @param {string} dir
+ * @returns {string[]}
+ */
 function walk(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -26,7 +29,10 @@ const sources = [...walk(join(engine, 'src')), ...walk(join(engine, 'include', '
   .filter((f) => /\.(cpp|hpp)$/.test(f));
 
 // The room of a file: its folder under engine/src or engine/include/ppb.
-/** @param {string} file @returns {string | undefined} */
+/**
+ * @param {string} file
+ * @returns {string | undefined}
+ */
 function roomOf(file) {
   const rel = relative(engine, file).split('/');
   const room = rel[0] === 'src' ? rel[1] : rel[2];
@@ -35,7 +41,11 @@ function roomOf(file) {
 
 // The room an include names: "ppb/<room>/x.hpp" (public), "<room>/x.hpp" (internal, another room's),
 // "x.hpp" (internal, the file's own room).
-/** @param {string} spec @param {string} ownRoom @returns {string | undefined} */
+/**
+ * @param {string} spec
+ * @param {string | undefined} ownRoom
+ * @returns {string | undefined}
+ */
 function includedRoom(spec, ownRoom) {
   const parts = spec.split('/');
   if (parts[0] === 'ppb' && parts.length === 3) return parts[1];
@@ -52,11 +62,11 @@ test('every engine source is in a room of the data flow', () => {
 test('no include runs from a lower room to a higher one', () => {
   const upward = [];
   for (const file of sources) {
-    const own = roomOf(file) ?? '';
+    const own = roomOf(file);
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/^#include "([^"]+)"/gm)) {
       const room = includedRoom(spec, own);
       assert.ok(room && ROOMS.includes(room), `${relative(root, file)}: include "${spec}" names no room`);
-      if (ROOMS.indexOf(room) > ROOMS.indexOf(own)) upward.push(`${relative(root, file)} (${own}) -> ${spec}`);
+      if (ROOMS.indexOf(room) > ROOMS.indexOf(own ?? '')) upward.push(`${relative(root, file)} (${own}) -> ${spec}`);
     }
   }
   assert.deepEqual(upward, []);
@@ -64,8 +74,8 @@ test('no include runs from a lower room to a higher one', () => {
 
 test(`no engine source is over ${MAX_LINES} lines`, () => {
   const long = sources
-    .map((f) => ({ file: relative(root, f), lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
-    .filter(({ lines }) => lines > MAX_LINES);
+    .map((f) => /** @type {[string, number]} */ ([relative(root, f), readFileSync(f, 'utf8').split('\n').length - 1]))
+    .filter(([, lines]) => lines > MAX_LINES);
   assert.deepEqual(long, []);
 });
 

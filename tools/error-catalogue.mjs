@@ -48,6 +48,8 @@ export const unproducible = {
   INTERNAL: ['', 'a broken invariant inside the engine (a bug), caught at the command boundary; exit status 1'],
   OUT_OF_MEMORY: ['', 'the engine could not allocate memory (std::bad_alloc); the caps keep every request far below it; exit status 1'],
   NOT_FINITE: ['the field', 'a defensive check: a parsed JSON number is always finite (NaN and Infinity are JSON_SYNTAX, 1e400 is JSON_NUMBER_RANGE)'],
+  CLUSTER_NOT_DIVISIBLE: ['/training/world_size', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: world_size is not divisible by pp_degree x tp_degree x cp_degree (docs/contract.md, "Cluster result")'],
+  DP_NOT_DIVISIBLE_BY_EP: ['/training/ep_degree', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: dp_degree is not a multiple of ep_degree (docs/contract.md, "Cluster result")'],
   TRANSFORMER_MISSING: ['/transformer', 'reported only by the C++ function ppb::transformer_model called without a "transformer" section; every command checks for the section before calling it'],
 };
 
@@ -77,7 +79,8 @@ export const areas = [
    ['SHARDING_UNKNOWN', 'SHARDING_CONFLICT', 'SHARD_GROUP_UNKNOWN', 'BYTES_PER_PARAM_CONFLICT']],
   ['Balance', 'The `balance` section and what balance ignores.',
    ['BALANCE_MODE_UNKNOWN', 'OFFSET_RANGE_INVALID', 'IGNORED_FIELD']],
-  ['Search', 'The `search` section.', ['SEARCH_EMPTY', 'SEARCH_RANGE', 'RANK_BY_UNKNOWN']],
+  ['Search', 'The `search` section, and the rules of a cluster that the `cluster` command reports in its result.',
+   ['SEARCH_EMPTY', 'SEARCH_RANGE', 'RANK_BY_UNKNOWN', 'CLUSTER_NOT_DIVISIBLE', 'DP_NOT_DIVISIBLE_BY_EP']],
   ['Transformer', 'The symbolic `transformer` description and its `parallel` and `training` settings (docs/transformer-model.md).',
    ['TRANSFORMER_MISSING', 'HIDDEN_NOT_DIVISIBLE_BY_HEADS', 'HEADS_NOT_DIVISIBLE_BY_GROUPS', 'NORMALIZATION_UNKNOWN',
     'TOP_K_INVALID', 'HEADS_NOT_DIVISIBLE_BY_TP', 'GROUPS_NOT_DIVISIBLE_BY_TP', 'FFN_NOT_DIVISIBLE_BY_TP',

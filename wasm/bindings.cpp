@@ -3,14 +3,13 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cstdio>
 #include <optional>
 #include <string>
 
-#include "ppb/commands/balance_session.hpp"
 #include "ppb/commands/commands.hpp"
-#include "ppb/commands/search_session.hpp"
+#include "ppb/commands/work_session.hpp"
 #include "ppb/core/version.hpp"
+#include "ppb/io/schedules_writer.hpp"
 
 namespace {
 
@@ -32,41 +31,30 @@ emscripten::val search(const std::string& request) { return run("search", reques
 emscripten::val import_model(const std::string& request) { return run("import", request); }
 emscripten::val export_plan(const std::string& request) { return run("export", request); }
 emscripten::val compare(const std::string& request) { return run("compare", request); }
+emscripten::val cluster(const std::string& request) { return run("cluster", request); }
 std::string engine_version() { return ppb::version(); }
 
-// Progress as JSON, so the worker reads one shape for every answer.
-std::string search_step(ppb::SearchSession& session, double slice_ms) {
-  const ppb::SearchProgress p = session.step(slice_ms);
-  return "{\"done\":" + std::to_string(p.done) + ",\"total\":" + std::to_string(p.total) +
-         ",\"finished\":" + (p.finished ? "true" : "false") + "}";
-}
-// The JSON only: the worker tells a failure by its error codes, as for every other command.
-emscripten::val search_error(const ppb::SearchSession& session) { return to_js(session.error().json); }
-emscripten::val search_result(ppb::SearchSession& session, bool cancelled) {
-  return to_js(session.result(cancelled).json);
+emscripten::val schedules() { return to_js(ppb::schedules_json()); }
+// The commands the worker runs through WorkSession, as a JSON list.
+emscripten::val sliced_commands() {
+  std::string list = "[";
+  for (const std::string& command : ppb::WorkSession::sliced_commands())
+    list += (list.size() > 1 ? ",\"" : "\"") + command + "\"";
+  return to_js(list + "]");
 }
 
-// A number, or null when there is none.
-std::string number_or_null(const std::optional<double>& x) {
-  if (!x) return "null";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", *x);
-  return text;
+// Long work in slices: the progress JSON comes from the engine's progress writer, so the worker only
+// forwards it.
+emscripten::val work_error(const ppb::WorkSession& session) { return to_js(session.error().json); }
+emscripten::val work_step(ppb::WorkSession& session, double slice_ms) {
+  return to_js(session.step(slice_ms).progress_json);
 }
-
-// Progress as JSON, as for the search.
-std::string balance_step(ppb::BalanceSession& session, double slice_ms) {
-  const ppb::BalanceProgress p = session.step(slice_ms);
-  return "{\"phase\":\"" + p.phase + "\",\"nodes\":" + std::to_string(p.nodes) +
-         ",\"simulations\":" + std::to_string(p.simulations) + ",\"incumbent_ms\":" + number_or_null(p.incumbent_ms) +
-         ",\"lower_bound_ms\":" + number_or_null(p.lower_bound_ms) +
-         ",\"finished\":" + (p.finished ? "true" : "false") + "}";
+emscripten::val work_result(ppb::WorkSession& session, bool cancelled) { return to_js(session.result(cancelled).json); }
+// The best plan so far, or "" for work without one (a search).
+emscripten::val work_best_so_far(ppb::WorkSession& session) {
+  const std::optional<ppb::CommandOutput> best = session.best_so_far();
+  return to_js(best ? best->json : std::string());
 }
-emscripten::val balance_error(const ppb::BalanceSession& session) { return to_js(session.error().json); }
-emscripten::val balance_result(ppb::BalanceSession& session, bool cancelled) {
-  return to_js(session.result(cancelled).json);
-}
-emscripten::val balance_best_so_far(ppb::BalanceSession& session) { return to_js(session.best_so_far().json); }
 
 }  // namespace
 
@@ -78,20 +66,16 @@ EMSCRIPTEN_BINDINGS(ppb) {
   emscripten::function("import", &import_model);
   emscripten::function("export", &export_plan);
   emscripten::function("compare", &compare);
+  emscripten::function("cluster", &cluster);
   emscripten::function("version", &engine_version);
-  // A search in slices: the worker steps it, reports progress between slices and can stop it.
-  emscripten::class_<ppb::SearchSession>("SearchSession")
-      .constructor<std::string>()
-      .function("error", &search_error)
-      .function("step", &search_step)
-      .function("result", &search_result);
-  // A balance in slices: progress (phase, nodes, simulations, incumbent_ms, lower_bound_ms) between
-  // them, each slice a fresh call; result(cancelled) before the end answers with the best plan so far,
-  // and bestSoFar() gives it while the balance goes on.
-  emscripten::class_<ppb::BalanceSession>("BalanceSession")
-      .constructor<std::string>()
-      .function("error", &balance_error)
-      .function("step", &balance_step)
-      .function("result", &balance_result)
-      .function("bestSoFar", &balance_best_so_far);
+  emscripten::function("schedules", &schedules);
+  emscripten::function("slicedCommands", &sliced_commands);
+  // Long work in slices (balance, search), one face for both: new WorkSession(command, request), then
+  // error(), step(slice_ms) (the progress JSON), bestSoFar() and result(cancelled), each slice a fresh call.
+  emscripten::class_<ppb::WorkSession>("WorkSession")
+      .constructor<std::string, std::string>()
+      .function("error", &work_error)
+      .function("step", &work_step)
+      .function("result", &work_result)
+      .function("bestSoFar", &work_best_so_far);
 }

@@ -8,10 +8,9 @@ import { byId, copyWithFeedback, download } from './js/dom.js';
 import { TEMPLATE_MODEL } from './js/template.js';
 import { initialState, DEFAULT_EXAMPLE } from './js/state.js';
 import { exactPlanSections } from './js/requests.js';
-import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets, applySuggestedSearch } from './js/settings-edits.js';
+import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets, applySuggestedSearch, takeEngineOffsets } from './js/settings-edits.js';
 import { Store } from './js/store.js';
-import { recomputeCounts } from './js/model.js';
-import { EngineClient } from './js/worker-client.js';
+import { EngineClient, CancelledError, EngineDiedError } from './js/worker-client.js';
 import { ErrorBoard } from './js/errors.js';
 import { Banners } from './js/banners.js';
 import { PageStatus } from './js/page-status.js';
@@ -115,16 +114,20 @@ const controls = new Controls(form, () => store.state, {
   },
   onToOffsets: (s) => {
     if (!runner.upToDate() || !runner.current) return false;
-    keepPlanAsOffsets(s, runner.current.result, recomputeCounts);
+    keepPlanAsOffsets(s, runner.current.result);
     store.state.ui.openPlan = `${runner.current.label} as a layer_offset`;
     return true;
   },
+  schedules: () => engine.info.schedules,
+  cluster: askCluster,
 });
-const views = new PlanViews({ store, timeViews, palette, size: sizeOf, suggest: suggestedSearch });
+const views = new PlanViews({ store, timeViews, palette, size: sizeOf, suggest: suggestedSearch, schedules: () => engine.info.schedules });
 const work = new WorkStatus(byId('work', HTMLElement));
 const runner = new PlanRunner({ engine, store, status, errors, banners, work, form, exclude: transformerBox,
   onRequest: () => schedulePanel.inputsChanged(),
   onPlan: (plan, comparison) => {
+    // A partition dragged by hand went as stage_layers: its layer_offset is the engine's answer.
+    if (takeEngineOffsets(store.state.settings, plan.request, plan.result)) controls.setValue('layer_offset', store.state.settings.layer_offset);
     views.show(plan, comparison);
     // An embed shows only the views it names, and none of them is this one. A balance's best plan so far is
     // compared under every schedule once it is final.
@@ -135,7 +138,8 @@ const runner = new PlanRunner({ engine, store, status, errors, banners, work, fo
   onModelChecked: (model, response) => loader.modelChecked(model, response) });
 const schedulePanel = new SchedulePanel({ engine, status, getModel: () => store.state.model, palette, size: sizeOf, onOpen: openSchedule });
 const searchPanel = new SearchPanel({
-  search: (request, onProgress) => engine.search(request, onProgress),
+  search: (request, onProgress) => engine.run('search', request, { onProgress }),
+  schedules: () => engine.info.schedules,
   canRun: () => status.engineLoaded,
   errors,
   form,
@@ -153,6 +157,23 @@ const searchPanel = new SearchPanel({
 const loader = new ModelLoader({ engine, store, status, errors, banners, work, controls, searchPanel, runner, form, transformerBox,
   onState: applyState });
 loader.attach();
+
+/**
+ * The engine's `cluster` answer for the search panel. A quick question: it does not keep a cancelled call's worker
+ * alive (retryable), and is asked again of the new worker when the one it went to was replaced (a cancel, a death).
+ * @param {object} request
+ * @returns {Promise<import('./js/types.js').EngineResponse>}
+ */
+async function askCluster(request) {
+  for (;;) {
+    try {
+      return await engine.run('cluster', request, { retryable: true }).result;
+    } catch (error) {
+      if (!(error instanceof CancelledError || error instanceof EngineDiedError)) throw error;
+      await engine.ready;
+    }
+  }
+}
 
 function redrawAll() {
   views.draw();
@@ -259,7 +280,7 @@ attachPartitionDrag(byId('stage-loads-box', HTMLElement), {
     // The recompute in force goes along: the counts typed, or the shown plan's.
     const counts = s.partition === 'explicit' && !s.recompute_layers
       ? statedRecomputeCounts(s)
-      : current.result.recompute_counts ?? recomputeCounts(current.result.layer_recompute, current.result.stage_layers);
+      : current.result.recompute_counts;
     setPartitionByHand(s, info, layers, counts);
     state.ui.openPlan = 'dragged by hand';
     controls.show(state, info);
@@ -344,7 +365,7 @@ function openCandidate(index) {
   const candidate = searchPanel.result?.candidates[index];
   if (!candidate) return;
   const { state, info } = store;
-  openCandidateSettings(state.settings, candidate, recomputeCounts);
+  openCandidateSettings(state.settings, candidate);
   state.ui.openPlan = `search #${index + 1}: ${candidateLabel(candidate)}`;
   controls.show(state, info);
   searchPanel.select(index);
@@ -375,7 +396,10 @@ function redrawOnResize() {
 redrawOnResize();
 
 // ---- start -----------------------------------------------------------------------------------------------------
-/** Test and automation hooks: the last response, the state, and a way to crash the worker. */
+/**
+ * Test and automation hooks, read-only: the last response, the state, counts. Nothing here kills the worker: the
+ * recovery tests reach into it themselves (tests/web/helpers.mjs, crashWorker).
+ */
 /** @type {any} */ (window).__ppb = {
   get last() { return runner.current?.response ?? null; },
   /** Whether the plan shown is a balance's best plan so far (the balance goes on). */
@@ -389,7 +413,6 @@ redrawOnResize();
   get warmUpMs() { return engine.warmUpMs; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },
-  crashWorker: (/** @type {'abort' | 'throw'} */ how = 'throw') => engine.crashForTest(how),
 };
 
 async function start() {

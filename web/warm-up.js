@@ -37,7 +37,7 @@
   }
 
   /**
-   * Steps a session (BalanceSession, SearchSession) in 10 ms slices, waiting for `idle` between them, at most
+   * Steps long work (a WorkSession) in 10 ms slices, waiting for `idle` between them, at most
    * `slices` of them, then asks for its result.
    * @param {any} session
    * @param {() => Promise<void>} idle
@@ -46,7 +46,7 @@
   async function stepped(session, idle, slices) {
     try {
       for (let i = 0; i < slices && !JSON.parse(session.step(10)).finished; ++i) await idle();
-      if (typeof session.bestSoFar === 'function') session.bestSoFar();
+      session.bestSoFar();
       session.result(false);
     } finally {
       session.delete();
@@ -67,7 +67,7 @@
     for (const limit of [request.device.memory_limit_mib, 1000]) {
       await idle();
       const balanced = { ...request, device: { ...request.device, memory_limit_mib: limit }, balance: { time_budget_ms: 100 } };
-      await stepped(new engine.BalanceSession(JSON.stringify(balanced)), idle, 20);
+      await stepped(new engine.WorkSession('balance', JSON.stringify(balanced)), idle, 20);
     }
     for (const pipeline of [{ include_timeline: true }, { schedule: 'interleaved_1f1b', vpp_degree: 2 }, { schedule: 'zb_h1' }]) {
       await idle();
@@ -76,7 +76,7 @@
     await idle();
     engine.compare(JSON.stringify(request));
     await idle();
-    await stepped(new engine.SearchSession(JSON.stringify(search)), idle, 10);
+    await stepped(new engine.WorkSession('search', JSON.stringify(search)), idle, 10);
   }
 
   /**

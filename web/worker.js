@@ -1,39 +1,42 @@
 // Web worker that hosts the PPB engine (ppb_engine.js + ppb_engine.wasm) off the main thread.
 // A classic worker, because the Emscripten module is built as a non-ES6 MODULARIZE script.
 //
+// One protocol for long work (docs/page.md, "The worker protocol"): every command the engine runs in slices
+// (its slicedCommands(): balance, search) is started, run slice by slice through the module's WorkSession with
+// progress between slices, answered, and cancellable between slices; every other command is one call.
 // Messages in:
-//   {type: 'call', id, command, request}   one command; request is a JSON string (a balance runs in slices
-//                                           through BalanceSession)
-//   {type: 'search', id, request}          a search run in slices, with progress and cancel
-//   {type: 'cancel', id}                   stop that sliced call; its result so far is returned
-//   {type: 'model', ref, bytes}            keep a model document (its JSON text as UTF-8 bytes, a transferred buffer)
-//                                           under ref: the model crosses to the worker once, requests refer to it
-//   {type: 'drop-model', ref}              forget it
-//   A 'call' or 'search' with `model: ref` has a request without its model; the worker puts the kept text in.
-//   {type: 'debug-crash', how}             dies on purpose (tests of the page's recovery)
+//   {type: 'call', id, command, request}    a command answered at once (estimate, import, export, compare, cluster);
+//                                            request is a JSON string
+//   {type: 'start', id, command, request}   long work in slices (a command of `sliced`)
+//   {type: 'cancel', id}                    stop that work between two slices; its result so far is the answer
+//   {type: 'model', ref, bytes}             keep a model document (its JSON text as UTF-8 bytes, a transferred buffer)
+//                                            under ref: the model crosses to the worker once, requests refer to it
+//   {type: 'drop-model', ref}               forget it
+//   A 'call' or 'start' with `model: ref` has a request without its model; the worker puts the kept text in.
 // Messages out:
-//   {type: 'ready', version, sliced} | {type: 'fatal', error}   once; sliced: the commands run in slices
-//   {type: 'response', id, response}       the engine's response JSON string
-//   {type: 'progress', id, progress}       at most every PROGRESS_MS during a sliced call: the session's step()
-//                                           answer ({done, total} for a search; nodes, incumbent, bound for a
-//                                           balance)
-//   {type: 'interim', id, response}        a balance still running INTERIM_AFTER_MS after the call came (reading the
-//                                           request included): its best plan so far
-//                                           (a balance response, not proven; notes say it is still running),
-//                                           when it has one and it is better than the last one sent, at most
-//                                           every INTERIM_EVERY_MS; the 'response' follows as always
-//   {type: 'dead', id, error}              the module threw (abort, out of memory): it cannot be trusted any
-//                                           more; the page replaces this worker
-//   {type: 'warm', ms}                     the warm-up after loading is over (ms: the time it took)
+//   {type: 'ready', version, sliced, schedules} | {type: 'fatal', error}   once; sliced: the commands run in slices;
+//                                            schedules: the engine's schedules() (the chunk counts each runs)
+//   {type: 'progress', id, progress}        at most every PROGRESS_MS during a start: the engine's progress JSON,
+//                                            forwarded as it is (one shape for every command, docs/contract.md)
+//   {type: 'interim', id, response}         work still running INTERIM_AFTER_MS after it came (reading the request
+//                                            included) that has a best plan so far (a balance): that plan, as a
+//                                            response of its command (not proven; notes say it is still running),
+//                                            when it is better than the last one sent, at most every
+//                                            INTERIM_EVERY_MS; the 'response' follows as always
+//   {type: 'response', id, response}        the answer of a call or a start: the engine's response JSON string
+//   {type: 'dead', id, error}               the module threw (abort, out of memory): it cannot be trusted any
+//                                            more; the page replaces this worker
+//   {type: 'warm', ms}                      the warm-up after loading is over (ms: the time it took)
 //
 // Everything sits in one function scope: the single-file page runs this file in the same script as ppb_engine.js and
 // warm-up.js (tools/single-file.mjs), where top-level names would be shared with theirs.
 (() => {
   'use strict';
 
-  const COMMANDS = new Set(['estimate', 'balance', 'search', 'import', 'export', 'compare']);
-  /** The commands run in slices, through the module's sessions. */
-  const SLICED = ['search', 'balance'];
+  /** The commands answered at once. */
+  const CALLS = new Set(['estimate', 'import', 'export', 'compare', 'cluster']);
+  /** @type {string[]} the commands run in slices: the engine's own list, once it has loaded */
+  let sliced = [];
   const SLICE_MS = 40;
   const PROGRESS_MS = 50;
   /** A balance that has not finished this long after its call came (reading the request included) sends its best plan
@@ -107,19 +110,18 @@
   }
 
   /**
-   * Runs a call through one of the engine's sessions (SearchSession, BalanceSession) in slices, so that cancel
-   * messages get through between slices and each slice is a fresh call into the module (V8 moves a function to
-   * its optimising tier only between calls).
+   * Runs long work through the engine's WorkSession in slices, so that cancel messages get through between slices
+   * and each slice is a fresh call into the module (V8 moves a function to its optimising tier only between calls).
    * @param {number} id
+   * @param {string} command
    * @param {string | Uint8Array} request
-   * @param {new (request: string | Uint8Array) => any} Session
    */
-  async function runSliced(id, request, Session) {
+  async function runSliced(id, command, request) {
     const control = { cancelled: false };
     sessions.set(id, control);
-    // The call's work counts from here: reading a large request is most of it.
+    // The work counts from here: reading a large request is most of it.
     const started = performance.now();
-    const session = new Session(request);
+    const session = new engine.WorkSession(command, request);
     try {
       const error = session.error();
       if (error) {
@@ -131,18 +133,21 @@
       /** @type {number | null} */
       let interimIncumbent = null;
       for (;;) {
-        const progress = JSON.parse(session.step(SLICE_MS));
+        const text = session.step(SLICE_MS);
+        /** @type {{finished: boolean, incumbent_ms: number | null}} */
+        const progress = JSON.parse(text);
         const now = performance.now();
         if (progress.finished || now - lastProgress >= PROGRESS_MS) {
           post({ type: 'progress', id, progress });
           lastProgress = now;
         }
         if (progress.finished) break;
+        // Work with an incumbent has a best plan so far (a balance; a search reports its candidates at the end).
         const incumbent = progress.incumbent_ms;
-        // Only a balance has a best plan so far (a search reports its candidates at the end).
-        if (typeof session.bestSoFar === 'function' && typeof incumbent === 'number' && now - started >= INTERIM_AFTER_MS &&
-            now - lastInterim >= INTERIM_EVERY_MS && (interimIncumbent === null || incumbent < interimIncumbent)) {
-          post({ type: 'interim', id, response: session.bestSoFar() });
+        if (typeof incumbent === 'number' && now - started >= INTERIM_AFTER_MS && now - lastInterim >= INTERIM_EVERY_MS &&
+            (interimIncumbent === null || incumbent < interimIncumbent)) {
+          const best = session.bestSoFar();
+          if (best) post({ type: 'interim', id, response: best });
           lastInterim = performance.now();
           interimIncumbent = incumbent;
         }
@@ -168,16 +173,19 @@
     const loading = global.createPpbEngine(overrides);
     loading.then(
       (/** @type {any} */ module) => {
-        // Searches and balances run only through their sessions (progress, cancel with the result so far): a module
-        // without one is an incomplete build, refused rather than half used.
-        for (const session of ['SearchSession', 'BalanceSession']) {
-          if (typeof module[session] !== 'function') {
-            post({ type: 'fatal', error: `ppb_engine.js has no ${session} (an incomplete build of the module)` });
+        // Long work runs only through WorkSession (progress, cancel with the result so far), and the page takes the
+        // schedules' rules from the engine: a module without them is an incomplete build, refused rather than half
+        // used.
+        for (const part of ['WorkSession', 'slicedCommands', 'schedules']) {
+          if (typeof module[part] !== 'function') {
+            post({ type: 'fatal', error: `ppb_engine.js has no ${part} (an incomplete build of the module)` });
             return;
           }
         }
         engine = module;
-        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced: SLICED });
+        sliced = JSON.parse(module.slicedCommands());
+        post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced,
+          schedules: JSON.parse(module.schedules()).schedules });
         // After the page's first calls (the plan of the example it opens with) have had their turn.
         lastCall = performance.now() + 250;
         warmUp().catch((error) => die(null, error));
@@ -193,15 +201,6 @@
     if (message.type === 'cancel') {
       const control = sessions.get(message.id);
       if (control) control.cancelled = true;
-      return;
-    }
-    if (message.type === 'debug-crash') {
-      // For tests of the page's recovery: 'abort' behaves as a module call that threw (the worker reports itself
-      // dead); anything else is an uncaught error that kills the worker without a word.
-      if (message.how === 'abort') die(null, new Error('debug abort requested by the page'));
-      else setTimeout(() => {
-        throw new Error('debug crash requested by the page');
-      });
       return;
     }
     if (message.type === 'model') {
@@ -225,15 +224,11 @@
         { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
       return;
     }
-    if (message.type === 'search') {
-      runSliced(id, request, engine.SearchSession).catch((error) => die(id, error));
+    if (message.type === 'start' && sliced.includes(message.command)) {
+      runSliced(id, message.command, request).catch((error) => die(id, error));
       return;
     }
-    if (message.type === 'call' && message.command === 'balance') {
-      runSliced(id, request, engine.BalanceSession).catch((error) => die(id, error));
-      return;
-    }
-    if (message.type === 'call' && COMMANDS.has(message.command)) {
+    if (message.type === 'call' && CALLS.has(message.command)) {
       try {
         post({ type: 'response', id, response: engine[message.command](request) });
       } catch (error) {
@@ -242,6 +237,7 @@
       return;
     }
     post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-      { code: 'COMMAND_UNKNOWN', path: '', message: `The worker does not know the message ${String(message.type)}.` }] }) });
+      { code: 'COMMAND_UNKNOWN', path: '', message: `The worker has no ${String(message.type)} for ${String(message.command)}: `
+        + `start runs ${sliced.join(', ')}; call runs ${[...CALLS].join(', ')}.` }] }) });
   });
 })();

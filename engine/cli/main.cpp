@@ -33,6 +33,8 @@ Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/c
              "pytorch"}
   compare    an estimate request under every schedule: step, span, bubbles, largest peak, fits,
              or why a schedule cannot run
+  cluster    what a cluster (training.world_size, tp, cp, global batch) gives one pp_degree:
+             dp_degree and micro_batch_num, or the rule it breaks
 
 Examples:
   ppb estimate request.json --pretty
@@ -142,6 +144,21 @@ Result: {"schedules": [{"schedule", "vpp_degree", "runs", "problems", "partition
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 8, "forward_ms": 1}]},
          "pipeline": {"pp_degree": 2, "micro_batch_num": 4}}' | ppb compare - --pretty
+)"},
+    {"cluster", R"(ppb cluster FILE|-: what a cluster gives one pipeline depth, by the search's rule.
+
+Request: {"training": {"world_size", "tp_degree", "cp_degree", "ep_degree", "global_batch_size",
+          "micro_batch_size"}, "pipeline": {"pp_degree"}}; world_size required, pp_degree 1 by
+         default.
+Result: {"world_size", "pp_degree", "tp_degree", "cp_degree", "ep_degree", "dp_degree",
+"global_batch_size", "micro_batch_size", "micro_batch_num", "problems"}: dp_degree =
+world_size / (pp x tp x cp), micro_batch_num = global_batch_size / (micro_batch_size x dp_degree),
+each null when it does not divide (or, for micro_batch_num, without a global batch), and the rule
+broken in problems ([{"code", "path", "message"}]), as the search skips such a pp_degree.
+
+Example:
+  echo '{"training": {"world_size": 256, "tp_degree": 8, "global_batch_size": 256},
+         "pipeline": {"pp_degree": 8}}' | ppb cluster - --pretty
 )"},
 };
 

@@ -90,6 +90,33 @@ TEST(SearchSpace, GlobalBatchMustDivide) {
   EXPECT_EQ(skipped(e, "global_batch_size is not divisible by micro_batch_size x dp_degree"), 1);
 }
 
+// The rule the search skips by, with its numbers, for a person (the cluster command): 8 devices at
+// pp 3 do not divide (3 x 2 x 1 = 6); at pp 2, dp = 8 / (2 x 2) = 2 and a global batch of 12 makes
+// 12 / (2 x 2) = 3 micro batches of 2, while 10 does not divide into 2 x 2.
+TEST(SearchSpace, ClusterShareNamesTheRuleItBreaks) {
+  SearchCluster cluster{
+      .world_size = 8, .tp_degree = 2, .cp_degree = 1, .global_batch_size = 12, .micro_batch_size = 2};
+  const ClusterShare odd = cluster_share(cluster, 3, 1);
+  EXPECT_FALSE(odd.dp_degree);
+  EXPECT_EQ(odd.code, "CLUSTER_NOT_DIVISIBLE");
+  EXPECT_EQ(odd.path, "/training/world_size");
+  EXPECT_EQ(odd.message, "world_size 8 is not divisible by pp_degree x tp_degree x cp_degree = 3 x 2 x 1.");
+  const ClusterShare fits = cluster_share(cluster, 2, 1);
+  EXPECT_EQ(fits.dp_degree, 2);
+  EXPECT_EQ(fits.micro_batch_num, 3);
+  EXPECT_TRUE(fits.group.empty());
+  cluster.global_batch_size = 10;
+  const ClusterShare batch = cluster_share(cluster, 2, 1);
+  EXPECT_EQ(batch.dp_degree, 2);
+  EXPECT_FALSE(batch.micro_batch_num);
+  EXPECT_EQ(batch.code, "BATCH_NOT_DIVISIBLE");
+  EXPECT_EQ(batch.group, "global_batch_size is not divisible by micro_batch_size x dp_degree");
+  // dp 2 is not a multiple of ep 4.
+  const ClusterShare ep = cluster_dp_degree(cluster, 2, 4);
+  EXPECT_EQ(ep.dp_degree, 2);
+  EXPECT_EQ(ep.code, "DP_NOT_DIVISIBLE_BY_EP");
+}
+
 // Degrees at their caps: pp x tp x cp = 4096 x 10^9 x 10^9 does not fit in 64 bits, and must not
 // wrap into a divisor of the world size.
 TEST(SearchSpace, HugeDegreesDoNotOverflow) {

@@ -1,31 +1,18 @@
 // The smaller things a new user trips on: the example menu after an upload, export file names and chart titles,
 // numbers JSON cannot carry, where a JSON error is, an old file error after later success, a field's error
 // moving its neighbour, and the search scatter's crowded points and axis.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSite, openPage, load, waitForState, upload, setField, examplesDir } from './helpers.mjs';
+import { sharedPage, waitForState, upload, setField, examplesDir, load } from './helpers.mjs';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await load(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = sharedPage();
 
 const dense = () => readFile(join(examplesDir, 'dense-8l.json'), 'utf8');
 
 test('the example menu names no example once an uploaded model replaced it', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.selectOption('#example-select', 'moe-16x.json');
   await waitForState(page);
   assert.equal(await page.inputValue('#example-select'), 'moe-16x.json');
@@ -34,7 +21,7 @@ test('the example menu names no example once an uploaded model replaced it', asy
 });
 
 test('exported file names end at a word, and exported charts carry their title', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const model = JSON.parse(await dense());
   model.name = 'A very long model name with many words that goes on beyond sixty characters for sure';
   await upload(page, 'long.json', JSON.stringify(model));
@@ -50,7 +37,7 @@ test('exported file names end at a word, and exported charts carry their title',
 });
 
 test('a number too large for JSON is named by its path, and a JSON error by its line and column', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const alert = page.locator('#drop-target [role="alert"]');
   const model = (await dense()).replace('"forward_ms":', '"forward_ms": 1e999, "unused_ms":');
   await upload(page, 'huge.json', model, ['error']);
@@ -66,7 +53,7 @@ test('a number too large for JSON is named by its path, and a JSON error by its 
 });
 
 test('an old file error goes once later inputs give a plan', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await upload(page, 'broken.json', '{"format": "ppb.model.v1", "layers": [', ['error']);
   assert.equal(await page.locator('#drop-target [role="alert"]').count(), 1);
   await setField(page, '#pp-degree', '2');
@@ -76,7 +63,7 @@ test('an old file error goes once later inputs give a plan', async () => {
 });
 
 test('an error under vpp_degree leaves pp_degree in its place', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const before = await page.locator('#pp-degree').boundingBox();
   await setField(page, '#vpp-degree', 'x', ['error']);
   assert.equal(await page.locator('.field:has(#vpp-degree) [role="alert"]').count(), 1);
@@ -89,8 +76,8 @@ test('an error under vpp_degree leaves pp_degree in its place', async () => {
 });
 
 test('the search scatter starts its memory axis near the candidates, and a click opens the nearest point', async () => {
-  const { page } = open;
-  await load(page, site.url);
+  const { page } = shared.open;
+  await load(page, shared.site.url);
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
@@ -123,5 +110,5 @@ test('the search scatter starts its memory axis near the candidates, and a click
     await waitForState(page);
     assert.match(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.ui.openPlan), new RegExp(`^search #${point.index + 1}:`));
   }
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });

@@ -212,22 +212,57 @@ export async function loadAtScale(page, url) {
 }
 
 /**
- * For a test file whose tests share one page at the timeline's scale case: registers the hooks that start the site,
- * open the page and load the case (loadAtScale) before the file's tests, and close the site after them. The object's
- * `open` is the page once the hook has run.
- * @returns {{open: OpenPage}}
+ * @typedef {Awaited<ReturnType<typeof startSite>>} Site
+ * @typedef {{site: Site, open: OpenPage}} SharedPage
  */
-export function pageAtScale() {
-  /** @type {Awaited<ReturnType<typeof startSite>> | undefined} */
-  let site;
-  const shared = /** @type {{open: OpenPage}} */ ({});
+
+/**
+ * For a test file whose tests share one page: registers the hooks that start the site, open a page and bring it to
+ * its starting point (`ready`: by default the page loaded on the default example) before the file's tests, and
+ * close the site after them. The object's `site` and `open` are set once the hook has run.
+ *   const shared = sharedPage();
+ *   test('...', async () => { const { page } = shared.open; ... });
+ * @param {(page: import('playwright-core').Page, url: string) => Promise<void>} [ready]
+ * @returns {SharedPage}
+ */
+export function sharedPage(ready = load) {
+  const shared = /** @type {SharedPage} */ ({});
   before(async () => {
-    site = await startSite();
-    shared.open = await openPage(site.browser);
-    await loadAtScale(shared.open.page, site.url);
+    shared.site = await startSite();
+    shared.open = await openPage(shared.site.browser);
+    await ready(shared.open.page, shared.site.url);
   });
   after(async () => {
-    await site?.close();
+    await shared.site?.close();
   });
   return shared;
+}
+
+/**
+ * For a test file whose tests share one page at the timeline's scale case (loadAtScale).
+ * @returns {SharedPage}
+ */
+export const pageAtScale = () => sharedPage(loadAtScale);
+
+/**
+ * Makes the page's engine worker die, as the tests of the page's recovery need; the production page has no hook for
+ * it, so the test reaches into the worker itself (playwright's worker handle). 'throw': an uncaught error in the
+ * worker, which kills it without a word. 'abort': a module call that throws, as an Emscripten abort or a failed
+ * allocation does: the worker is handed a call whose request the module's binding refuses (not a string), and its own
+ * code reports itself dead.
+ * @param {import('playwright-core').Page} page
+ * @param {'throw' | 'abort'} how
+ */
+export async function crashWorker(page, how) {
+  const worker = page.workers().at(-1);
+  if (!worker) throw new Error('the page has no worker to crash');
+  await worker.evaluate((kind) => {
+    if (kind === 'abort') {
+      self.dispatchEvent(new MessageEvent('message', { data: { type: 'call', id: -1, command: 'estimate', request: 0 } }));
+    } else {
+      setTimeout(() => {
+        throw new Error('crash injected by the test');
+      });
+    }
+  }, how);
 }

@@ -1,26 +1,13 @@
 // Inputs: every example file uploads (the SAPP file is imported), a broken file and an invalid offset show their
 // errors beside the right fields while the last result stays (marked stale), the transformer form and pasted JSON
 // make models, a request file sets the controls, dragging a boundary re-partitions live, and the exports download.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSite, openPage, load, lastResponse, waitForState, upload, setField, choose, examplesDir, cspViolations } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, upload, setField, choose, examplesDir, cspViolations } from './helpers.mjs';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await load(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = sharedPage();
 
 /**
  * Layers of a ppb.model.v1 document, expanded.
@@ -29,7 +16,7 @@ after(async () => {
 const layerCount = (model) => model.layers.reduce((/** @type {number} */ a, /** @type {any} */ l) => a + (l.count ?? 1), 0);
 
 test('each example file uploads and is planned; the SAPP file is imported', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const files = (await readdir(examplesDir)).filter((f) => f.endsWith('.json')).sort();
   assert.ok(files.length >= 5);
   const offered = await page.locator('#example-select option').evaluateAll((options) => options.map((o) => /** @type {HTMLOptionElement} */ (o).value).filter(Boolean));
@@ -55,11 +42,11 @@ test('each example file uploads and is planned; the SAPP file is imported', asyn
     assert.equal(await page.locator('svg#timeline rect[data-op]').count(), response.result.timeline.length, file);
     assert.equal(await page.locator('[role="alert"]').count(), 0, file);
   }
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
 
 test('the example picker and a file dropped on the page load models', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.selectOption('#example-select', 'moe-16x.json');
   await waitForState(page);
   const moe = JSON.parse(await readFile(join(examplesDir, 'moe-16x.json'), 'utf8'));
@@ -77,7 +64,7 @@ test('the example picker and a file dropped on the page load models', async () =
 });
 
 test('a broken file shows its error beside the file input and keeps the last result, marked stale', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await upload(page, 'dense-8l.json', await readFile(join(examplesDir, 'dense-8l.json'), 'utf8'));
   const before = await lastResponse(page);
   await upload(page, 'broken.json', '{"format": "ppb.model.v1", "layers": [', ['error']);
@@ -109,7 +96,7 @@ test('a broken file shows its error beside the file input and keeps the last res
 });
 
 test('an invalid offset is reported beside the layer_offset field; the last result stays', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setField(page, '#pp-degree', '4');
   await choose(page, 'partition', 'explicit');
   const before = await lastResponse(page);
@@ -131,7 +118,7 @@ test('an invalid offset is reported beside the layer_offset field; the last resu
 });
 
 test('dragging a stage boundary re-partitions live and shows the layer_offset', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setField(page, '#layer-offset', '');
   const before = (await lastResponse(page)).result;
   const handle = page.locator('svg#stage-loads .boundary[data-boundary="0"] .boundary-handle');
@@ -148,6 +135,10 @@ test('dragging a stage boundary re-partitions live and shows the layer_offset', 
   const after = (await lastResponse(page)).result;
   assert.equal(after.stage_layers[0], before.stage_layers[0] + 1, `stage 0 took a layer (${total} layers)`);
   assert.equal(after.stage_layers[1], before.stage_layers[1] - 1);
+  // The page converts no partition form: the drag went as stage_layers, and the layer_offset shown is the engine's.
+  const sent = (await page.evaluate(() => /** @type {any} */ (window).__ppb.lastRequest)).pipeline;
+  assert.deepEqual(sent.stage_layers, after.stage_layers);
+  assert.equal(sent.layer_offset, undefined);
   assert.equal(await page.locator('#offset-value').textContent(), `[${after.layer_offset.join(', ')}]`);
   assert.equal(await page.inputValue('#layer-offset'), after.layer_offset.join(', '));
   // Keyboard: the focused boundary moves back with the left arrow.
@@ -158,7 +149,7 @@ test('dragging a stage boundary re-partitions live and shows the layer_offset', 
 });
 
 test('the transformer form builds a model through the import command and shows its errors by field', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.click('#transformer-details > summary');
   await page.selectOption('#tf-preset', 'Llama-2 7B');
   await page.fill('#tf-transformer-hidden_size', '-5');
@@ -177,7 +168,7 @@ test('the transformer form builds a model through the import command and shows i
 });
 
 test('pasted JSON and a request file are read; a request sets the controls', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.click('#paste-details > summary');
   const model = JSON.parse(await readFile(join(examplesDir, 'dense-8l.json'), 'utf8'));
   await page.fill('#model-paste', JSON.stringify(model));
@@ -202,7 +193,7 @@ test('pasted JSON and a request file are read; a request sets the controls', asy
 });
 
 test('micro batches from batch sizes; a schedule that needs vpp sets it, and a vpp it cannot run is reported beside the field', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await choose(page, 'batch_mode', 'global');
   await page.fill('#global-batch-size', '64');
   await page.fill('#micro-batch-size', '2');
@@ -227,7 +218,7 @@ test('micro batches from batch sizes; a schedule that needs vpp sets it, and a v
 });
 
 test('exports: chart SVG and PNG, result JSON, Chrome trace, MindFormers YAML, Megatron arguments', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   /** @param {() => Promise<unknown>} action */
   const downloaded = async (action) => {
     const [download] = await Promise.all([page.waitForEvent('download'), action()]);
@@ -254,5 +245,5 @@ test('exports: chart SVG and PNG, result JSON, Chrome trace, MindFormers YAML, M
   const megatron = await downloaded(() => page.click('[data-export="megatron"]'));
   assert.match(megatron.bytes.toString('utf8'), /--pipeline-model-parallel-size/);
   assert.deepEqual(await cspViolations(page), []);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });

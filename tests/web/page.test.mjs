@@ -1,27 +1,14 @@
 // The page's main path: it loads, balances the default example in the WASM worker and draws it. The charts hold
 // one bar per stage and one box per operation, and the numbers on screen are the engine's.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, cspViolations, waitForState, choose, setField } from './helpers.mjs';
+import { sharedPage, lastResponse, cspViolations, waitForState, choose, setField } from './helpers.mjs';
 import { num, percent } from '../../web/js/format.js';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await load(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = sharedPage();
 
 test('the default view balances the example with PPB and draws every chart', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const response = await lastResponse(page);
   assert.equal(response.ok, true);
   assert.equal(response.command, 'balance');
@@ -33,11 +20,11 @@ test('the default view balances the example with PPB and draws every chart', asy
   }
   assert.equal(await page.locator('[role="alert"]').count(), 0);
   assert.deepEqual(await cspViolations(page), []);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
 
 test('stage loads: one bar group per stage, and a strip segment per virtual stage with the engine\'s layer counts', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   const stages = page.locator('svg#stage-loads g.stage[data-stage]');
   assert.equal(await stages.count(), result.stages.length);
@@ -54,7 +41,7 @@ test('stage loads: one bar group per stage, and a strip segment per virtual stag
 });
 
 test('the per-stage table and the summary show the engine\'s numbers', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   const rows = page.locator('#stage-table tbody tr[data-stage]');
   assert.equal(await rows.count(), result.stages.length);
@@ -79,7 +66,7 @@ test('the per-stage table and the summary show the engine\'s numbers', async () 
 });
 
 test('timeline: one box per operation, carrying its op, stage and micro batch', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = (await lastResponse(page)).result;
   const boxes = await page.locator('svg#timeline rect[data-op]').evaluateAll((rects) => rects.map((r) =>
     `${r.getAttribute('data-op')}:${r.getAttribute('data-stage')}:${r.getAttribute('data-micro-batch')}:${r.getAttribute('data-virtual-stage')}`));
@@ -94,7 +81,7 @@ test('timeline: one box per operation, carrying its op, stage and micro batch', 
 });
 
 test('timeline zoom draws only what is visible and the whole step comes back', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const all = await page.locator('svg#timeline rect[data-op]').count();
   const step = (await lastResponse(page)).result.step_time_ms;
   await page.click('#zoom-in');
@@ -123,7 +110,7 @@ test('timeline zoom draws only what is visible and the whole step comes back', a
 });
 
 test('a tooltip explains the box under the pointer', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await page.click('#zoom-reset');  // the whole step, whatever an earlier test left
   await page.waitForFunction(() => Number(String(document.querySelector('svg#timeline')?.getAttribute('data-window')).split(',')[0]) === 0);
   const rect = page.locator('svg#timeline rect[data-op="B"][data-stage="0"][data-micro-batch="3"]');
@@ -139,7 +126,7 @@ test('a tooltip explains the box under the pointer', async () => {
 });
 
 test('partition modes: even split and an explicit layer_offset estimate; PPB balances', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   // 40 GiB rather than the example's H100 80 GB: the even split of Llama-2 70B on pp 8 does not fit then.
   await setField(page, '#memory-limit', '40960');
   await choose(page, 'partition', 'even');
@@ -187,11 +174,11 @@ test('partition modes: even split and an explicit layer_offset estimate; PPB bal
   assert.deepEqual(await notes.locator('li').allTextContents(), response.result.method.notes);
   await page.selectOption('#schedule', '1f1b');
   await waitForState(page);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
 
 test('thousands of operations: a density view per pixel column, boxes once zoomed in, and the engine\'s cap said', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await choose(page, 'partition', 'even');
   await page.fill('#pp-degree', '8');
   await setField(page, '#micro-batch-num', '8192');

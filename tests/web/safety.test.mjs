@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, waitForState, upload, setField, choose, cspViolations } from './helpers.mjs';
+import { startSite, openPage, load, lastResponse, waitForState, upload, setField, choose, cspViolations, crashWorker } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
 let site;
@@ -91,7 +91,7 @@ test('a dead worker is reported and replaced, and the inputs are kept', async ()
   await setField(page, '#micro-batch-num', '12');
   const before = (await lastResponse(page)).result;
   for (const how of ['throw', 'abort']) {
-    await page.evaluate((h) => /** @type {any} */ (window).__ppb.crashWorker(h), how);
+    await crashWorker(page, /** @type {'throw' | 'abort'} */ (how));
     const banner = page.locator('.banner[data-banner="engine-died"][role="alert"]');
     await banner.waitFor();
     assert.match(await banner.textContent() ?? '', /engine stopped.*restarted.*inputs are kept/, how);
@@ -107,6 +107,6 @@ test('a dead worker is reported and replaced, and the inputs are kept', async ()
   await setField(page, '#micro-batch-num', '16');
   assert.equal((await lastResponse(page)).result.micro_batch_num, 16);
   // The uncaught error in the old worker is the only problem, and it was expected.
-  assert.deepEqual(problems.filter((p) => !/debug crash requested/.test(p)), []);
+  assert.deepEqual(problems.filter((p) => !/crash injected by the test/.test(p)), []);
   await page.context().close();
 });

@@ -1,25 +1,12 @@
 // Search in the browser: progress moves and cancel stops it with a partial result; a finished search fills the
 // ranked table (sortable), the scatter with its Pareto front and the grouped reasons; a row opens its plan; an
-// engine module without SearchSession (the binding searches run through) is refused, not half used.
-import { after, before, test } from 'node:test';
+// engine module without WorkSession (the binding long work runs through) is refused, not half used.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, waitForState, cspViolations } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load } from './helpers.mjs';
 import { num } from '../../web/js/format.js';
 
-/** @type {Awaited<ReturnType<typeof startSite>>} */
-let site;
-/** @type {import('./helpers.mjs').OpenPage} */
-let open;
-
-before(async () => {
-  site = await startSite();
-  open = await openPage(site.browser);
-  await load(open.page, site.url);
-});
-
-after(async () => {
-  await site?.close();
-});
+const shared = sharedPage();
 
 /**
  * @param {import('playwright-core').Page} page
@@ -54,13 +41,22 @@ const tableRows = (page) => page.locator('#search-table tbody tr[data-index]').e
 }));
 
 test('the default search starts from the cluster and its top row has the highest throughput, and says why', async () => {
-  const { page, problems } = await openPage(site.browser);
-  await load(page, site.url);
+  const { page, problems } = await openPage(shared.site.browser);
+  await load(page, shared.site.url);
   // The default example's cluster: 256 devices, tp 8, a global batch of 256.
   assert.equal(await page.inputValue('#search-world'), '256');
   assert.equal(await page.inputValue('#search-tp'), '8');
   assert.equal(await page.locator('#search-m').isDisabled(), true);
-  assert.match(await page.locator('#search-cluster-hint').textContent() ?? '', /at pp 8: dp 4, 64 micro batches/);
+  // The cluster line is the engine's `cluster` answer, shown when it comes: 256 / (8 x 8 x 1) = dp 4, 256 / (1 x 4) = 64.
+  const cluster = page.locator('#search-cluster-hint');
+  await cluster.filter({ hasText: /at pp 8: dp 4, 64 micro batches/ }).waitFor();
+  assert.equal(await page.locator('#search-dp').textContent(), '4 at pp 8');
+  // tp 3: pipelines of 8 x 3 x 1 = 24 devices, which 256 is not a multiple of; then back.
+  await page.fill('#search-tp', '3');
+  await cluster.filter({ hasText: 'At pp 8: 256 devices do not divide into pipelines of pp 8 × tp 3 × cp 1 = 24.' }).waitFor();
+  assert.equal(await page.locator('#search-dp').textContent(), '–');
+  await page.fill('#search-tp', '8');
+  await cluster.filter({ hasText: /at pp 8: dp 4, 64 micro batches/ }).waitFor();
   await page.click('#search-run');
   await waitForState(page, ['ready'], 120_000);
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
@@ -99,8 +95,8 @@ test('the default search starts from the cluster and its top row has the highest
 });
 
 test('without a cluster the search ranks by time per sample, and the top row is the best by it', async () => {
-  const { page, problems } = await openPage(site.browser);
-  await load(page, site.url);
+  const { page, problems } = await openPage(shared.site.browser);
+  await load(page, shared.site.url);
   await setLists(page, { pp: '4, 8', vpp: '2', m: '16, 32, 64', schedules: ['1f1b', 'zb_h1'] });
   await page.click('#search-run');
   await waitForState(page, ['ready'], 120_000);
@@ -115,7 +111,7 @@ test('without a cluster the search ranks by time per sample, and the top row is 
 });
 
 test('search progress moves and cancel stops it with a partial result', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setLists(page, { pp: '2, 4, 8, 16', vpp: '1, 2, 3, 4', m: '16, 32, 48, 64, 96, 128, 192, 256', schedules: ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1'] });
   await page.click('#search-run');
   await waitForState(page, ['busy']);
@@ -138,7 +134,7 @@ test('search progress moves and cancel stops it with a partial result', async ()
 });
 
 test('a finished search fills the table, the scatter with its Pareto front, and the grouped reasons', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   await setLists(page, { pp: '2, 4, 8', vpp: '1, 2', m: '16, 32', schedules: ['1f1b', 'interleaved_1f1b'] });
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);
@@ -177,7 +173,7 @@ test('a finished search fills the table, the scatter with its Pareto front, and 
 });
 
 test('a row of the table opens its plan in the views', async () => {
-  const { page } = open;
+  const { page } = shared.open;
   const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
   const index = result.candidates.findIndex((/** @type {any} */ c, /** @type {number} */ i) => c.feasible && i > 0) ;
   assert.ok(index > 0);
@@ -200,22 +196,22 @@ test('a row of the table opens its plan in the views', async () => {
   await waitForState(page);
   assert.deepEqual((await lastResponse(page)).result.stage_layers, result.candidates[first].plan.stage_layers);
   assert.deepEqual(await cspViolations(page), []);
-  assert.deepEqual(open.problems, []);
+  assert.deepEqual(shared.open.problems, []);
 });
 
-test('an engine module without SearchSession is refused at load: the page says so and runs nothing', async () => {
-  const { page, context, problems } = await openPage(site.browser);
-  // The same module with its SearchSession binding removed, as a build that lost it would be.
+test('an engine module without WorkSession is refused at load: the page says so and runs nothing', async () => {
+  const { page, context, problems } = await openPage(shared.site.browser);
+  // The same module with its WorkSession binding (long work in slices) removed, as a build that lost it would be.
   await context.route('**/ppb_engine.js', async (route) => {
     const response = await route.fetch();
     const patch = '\nconst __ppbCreate = createPpbEngine;\n' +
-      'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.SearchSession; return module; });\n';
+      'createPpbEngine = (options) => __ppbCreate(options).then((module) => { delete module.WorkSession; return module; });\n';
     await route.fulfill({ response, body: `${await response.text()}${patch}` });
   });
-  await load(page, site.url, ['error']);
+  await load(page, shared.site.url, ['error']);
   assert.equal(await page.locator('#engine-status').textContent(), 'Engine not loaded');
   const alerts = await page.locator('[role="alert"]').allTextContents();
-  assert.ok(alerts.some((text) => /SearchSession/.test(text)), `an alert names SearchSession: ${JSON.stringify(alerts)}`);
+  assert.ok(alerts.some((text) => /WorkSession/.test(text)), `an alert names WorkSession: ${JSON.stringify(alerts)}`);
   assert.equal(await lastResponse(page), null);
   assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(problems, []);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launchBrowser, openPage, waitForState, lastResponse, setField, choose, cspViolations, siteDir } from './helpers.mjs';
+import { launchBrowser, openPage, waitForState, lastResponse, setField, choose, cspViolations, siteDir, crashWorker } from './helpers.mjs';
 
 const FILE = join(siteDir, 'ppb.html');
 const URL_OF_FILE = pathToFileURL(FILE).href;
@@ -100,7 +100,7 @@ test('from the file, a share link reopens the state and a dead worker is replace
   await choose(page, 'partition', 'ppb');
   const before = (await lastResponse(page)).result;
 
-  await page.evaluate(() => /** @type {any} */ (window).__ppb.crashWorker('throw'));
+  await crashWorker(page, 'throw');
   await page.locator('#engine-status', { hasText: 'restarted' }).waitFor();
   await waitForState(page);
   assert.deepEqual((await lastResponse(page)).result.stage_layers, before.stage_layers);

@@ -2,12 +2,13 @@
 // into the state as typed (the engine validates); the page then asks for a new plan or nothing (search settings
 // wait for "Run search"). Lists that depend on the model (recompute options) are rebuilt when it changes.
 
-/** @import {PageState, Settings, SearchSettings} from './types.js' */
+/** @import {PageState, Settings, SearchSettings, ScheduleFacts, EngineResponse, ClusterResult} from './types.js' */
 /** @import {ModelInfo} from './model.js' */
 import { el } from './dom.js';
 import { t } from './i18n.js';
+import { count } from './format.js';
 import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
-import { clusterShape } from './cluster.js';
+import { clusterRequest, hasCluster } from './requests.js';
 
 /** Text inputs of the plan settings, by their name attribute. */
 const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
@@ -25,8 +26,11 @@ const PARTITION_HINTS = {
 
 /**
  * @typedef {{onPlanChange: (immediate: boolean) => void, onSearchChange: () => void,
- *            onToOffsets: (s: Settings) => boolean}} ControlHooks
- *   onToOffsets: the partition turns to layer_offset; returns whether it set the settings from the plan shown
+ *            onToOffsets: (s: Settings) => boolean, schedules: () => ScheduleFacts[],
+ *            cluster: (request: object) => Promise<EngineResponse>}} ControlHooks
+ *   onToOffsets: the partition turns to layer_offset; returns whether it set the settings from the plan shown;
+ *   schedules: the engine's schedules (empty before it has loaded); cluster: the engine's `cluster` answer to a
+ *   request (rejected only when the engine cannot load)
  */
 
 export class Controls {
@@ -41,6 +45,8 @@ export class Controls {
     this.hooks = hooks;
     /** The model info of the last show(). @type {ModelInfo | null} */
     this.info = null;
+    /** The cluster request asked last (its text), so that only its answer is shown and nothing is asked twice. */
+    this.clusterAsked = '';
     this.buildSchedules();
     form.addEventListener('submit', (event) => event.preventDefault());
     form.addEventListener('input', (event) => this.onInput(event));
@@ -62,14 +68,16 @@ export class Controls {
       s[/** @type {typeof PLAN_FIELDS[number]} */ (name)] = target.value;
       if (name === 'layer_offset') {
         this.leaveExactRecompute(s);
+        s.stage_layers = null;
         state.ui.openPlan = '';
       }
+      if (name === 'pp_degree') this.askCluster(state.search, s.pp_degree);
       this.hooks.onPlanChange(false);
     } else if (name === 'schedule') {
       s.schedule = target.value;
       // A schedule that runs another chunk count gets it, rather than an error (its layer_offset, one per virtual
       // stage, no longer applies).
-      const vpp = vppForSchedule(s.schedule, s.vpp_degree);
+      const vpp = vppForSchedule(this.hooks.schedules(), s.schedule, s.vpp_degree);
       if (vpp !== null) {
         s.vpp_degree = vpp;
         this.setValue('vpp_degree', vpp);
@@ -135,6 +143,7 @@ export class Controls {
    */
   clearOffsets(s) {
     s.layer_offset = '';
+    s.stage_layers = null;
     s.recompute_counts = {};
     s.recompute_layers = null;
     this.setValue('layer_offset', '');
@@ -174,30 +183,62 @@ export class Controls {
   }
 
   /**
-   * The search panel's derived parts: how candidates are ranked, dp and micro batches of the plan's pp on the
-   * cluster, the micro batch list only without a cluster, the chunk list only with interleaving.
+   * The search panel's derived parts: how candidates are ranked, the micro batch list only without a cluster, the
+   * chunk list only with interleaving, and what the cluster gives the plan's pp (askCluster).
    * @param {PageState} state
    */
   showSearch(state) {
     const q = state.search;
-    const shape = clusterShape(q, state.settings.pp_degree);
+    const cluster = hasCluster(q);
     const hint = this.form.querySelector('#search-hint');
     if (hint) {
-      hint.textContent = shape
+      hint.textContent = cluster
         ? t('What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.')
         : t('No cluster (devices empty): every combination below, each balanced by PPB, ranked by time per sample (micro batch counts differ).');
     }
-    const dp = this.form.querySelector('#search-dp');
-    if (dp) dp.textContent = shape ? shape.dpText : 'no cluster';
-    const clusterHint = this.form.querySelector('#search-cluster-hint');
-    if (clusterHint) clusterHint.textContent = shape ? shape.sentence : t('Give the devices to search what runs on a cluster of that size.');
     const m = this.form.querySelector('#search-m');
     if (m instanceof HTMLInputElement) {
-      m.disabled = shape !== null;
-      m.title = shape ? t('With a cluster, micro batches follow from the global batch and dp.') : '';
+      m.disabled = cluster;
+      m.title = cluster ? t('With a cluster, micro batches follow from the global batch and dp.') : '';
     }
     const vpp = this.form.querySelector('#search-vpp');
     if (vpp instanceof HTMLInputElement) vpp.disabled = !q.schedule.includes('interleaved_1f1b');
+    this.askCluster(q, state.settings.pp_degree);
+  }
+
+  /**
+   * dp and the micro batches the cluster gives the plan's pp_degree, in words: the engine's `cluster` answer (the
+   * search's own rule), shown when it comes; only the newest question's answer is shown.
+   * @param {SearchSettings} q
+   * @param {string} ppText the plan's pp_degree as typed
+   */
+  askCluster(q, ppText) {
+    const dp = this.form.querySelector('#search-dp');
+    const line = this.form.querySelector('#search-cluster-hint');
+    if (!(dp instanceof HTMLElement) || !(line instanceof HTMLElement)) return;
+    if (!hasCluster(q)) {
+      this.clusterAsked = '';
+      dp.textContent = 'no cluster';
+      line.textContent = t('Give the devices to search what runs on a cluster of that size.');
+      line.removeAttribute('lang');
+      return;
+    }
+    const request = clusterRequest(q, ppText);
+    const text = JSON.stringify(request);
+    if (text === this.clusterAsked) return;
+    this.clusterAsked = text;
+    this.hooks.cluster(request).then((response) => {
+      if (this.clusterAsked !== text) return;
+      const said = describeCluster(response);
+      dp.textContent = said.dpText;
+      line.textContent = said.sentence;
+      // The engine's own sentences are English; the page's are translated.
+      if (said.engineWords) line.setAttribute('lang', 'en');
+      else line.removeAttribute('lang');
+    }, () => {
+      // The engine did not load: the next change asks again.
+      if (this.clusterAsked === text) this.clusterAsked = '';
+    });
   }
 
   /**
@@ -268,4 +309,36 @@ export class Controls {
       note.textContent = s.recompute_layers ? 'The layers to recompute come from the opened plan; the counts below show them per stage. Editing the partition turns them into counts.' : '';
     }
   }
+}
+
+/**
+ * The engine's answer on a cluster in words: dp at the plan's pp (the field beside the devices) and a sentence with
+ * dp and the micro batches, or the rule the cluster breaks (the engine's sentence, or the page's for the two rules it
+ * words itself). Only the engine's numbers are shown; nothing is derived here.
+ * @param {EngineResponse} response
+ * @returns {{dpText: string, sentence: string, engineWords: boolean}}
+ */
+export function describeCluster(response) {
+  if (!response.ok) return { dpText: '–', sentence: response.errors[0]?.message ?? '', engineWords: true };
+  const r = /** @type {ClusterResult} */ (response.result);
+  const problem = r.problems[0];
+  if (r.dp_degree === null) {
+    if (problem?.code === 'CLUSTER_NOT_DIVISIBLE') {
+      return { dpText: '–', engineWords: false, sentence: t('At pp {pp}: {world} devices do not divide into pipelines of pp {pp} × tp {tp} × cp {cp} = {replica}.',
+        { pp: r.pp_degree, world: count(r.world_size), tp: r.tp_degree, cp: r.cp_degree, replica: count(r.pp_degree * r.tp_degree * r.cp_degree) }) };
+    }
+    return { dpText: '–', sentence: problem?.message ?? '', engineWords: true };
+  }
+  const dpText = t('{dp} at pp {pp}', { dp: count(r.dp_degree), pp: r.pp_degree });
+  const base = t('dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}', { pp: r.pp_degree, dp: count(r.dp_degree) });
+  if (r.micro_batch_num !== null) {
+    return { dpText, engineWords: false,
+      sentence: `${base}${t(', ')}${t('{m} micro batches of {mbs}', { m: count(r.micro_batch_num), mbs: count(r.micro_batch_size) })}${t('.')}` };
+  }
+  if (problem?.code === 'BATCH_NOT_DIVISIBLE' && r.global_batch_size !== null) {
+    return { dpText, engineWords: false, sentence: `${base}${t(', ')}${t('the global batch {gbs} does not divide into dp {dp} × micro batch size {mbs}',
+      { gbs: count(r.global_batch_size), dp: count(r.dp_degree), mbs: count(r.micro_batch_size) })}${t('.')}` };
+  }
+  if (problem) return { dpText, sentence: problem.message, engineWords: true };
+  return { dpText, sentence: `${base}${t('.')}`, engineWords: false };
 }

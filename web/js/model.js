@@ -1,5 +1,7 @@
 // What the page needs to know about a model document before the engine has seen it: layer counts, pins and
-// the recompute options, read defensively (the document may be invalid; the engine reports that).
+// the recompute options, read defensively (the document may be invalid; the engine reports that). Only what the
+// document says: every rule on partitions (layer_offset <-> stage_layers, recompute counts per stage) is the
+// engine's, read from its answers.
 
 /**
  * @typedef {{name: string, layerCount: number, pinnedFirst: number, pinnedLast: number, body: number,
@@ -44,62 +46,4 @@ export function modelInfo(model) {
     options,
     layerNames,
   };
-}
-
-/**
- * Layer counts per virtual stage for a layer_offset (the interface specification: base = floor(B / V) body layers each plus the
- * offset; pinned-first layers join stage 0, pinned-last layers stage V-1).
- * @param {ModelInfo} info
- * @param {number[]} offsets one per virtual stage
- * @returns {number[]}
- */
-export function stageLayersFromOffset(info, offsets) {
-  const stages = offsets.length;
-  const base = Math.floor(info.body / stages);
-  const layers = offsets.map((offset) => base + offset);
-  layers[0] += info.pinnedFirst;
-  layers[stages - 1] += info.pinnedLast;
-  return layers;
-}
-
-/**
- * The layer_offset of a partition given as layers per virtual stage (the inverse of stageLayersFromOffset).
- * @param {ModelInfo} info
- * @param {number[]} stageLayers
- * @returns {number[]}
- */
-export function offsetFromStageLayers(info, stageLayers) {
-  const stages = stageLayers.length;
-  const base = Math.floor(info.body / stages);
-  return stageLayers.map((count, v) => {
-    let body = count;
-    if (v === 0) body -= info.pinnedFirst;
-    if (v === stages - 1) body -= info.pinnedLast;
-    return body - base;
-  });
-}
-
-/**
- * Per-virtual-stage counts of the layers each recompute option covers, from a plan's layer lists.
- * @param {Record<string, number[]>} layerRecompute option -> expanded layer indices
- * @param {number[]} stageLayers
- * @returns {Record<string, number[]>}
- */
-export function recomputeCounts(layerRecompute, stageLayers) {
-  /** @type {number[]} */
-  const stageOf = [];
-  stageLayers.forEach((count, v) => {
-    for (let i = 0; i < count; ++i) stageOf.push(v);
-  });
-  /** @type {Record<string, number[]>} */
-  const counts = {};
-  for (const [option, layers] of Object.entries(layerRecompute)) {
-    const perStage = stageLayers.map(() => 0);
-    for (const layer of layers) {
-      const v = stageOf[layer];
-      if (v !== undefined) perStage[v] += 1;
-    }
-    counts[option] = perStage;
-  }
-  return counts;
 }

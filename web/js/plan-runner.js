@@ -120,7 +120,7 @@ export class PlanRunner {
     // A model that could not be read before these inputs were sent is old news once their plan is shown.
     const modelProblemBefore = errors.has('model');
     let response;
-    /** @type {(progress: import('./worker-client.js').Progress) => void} */
+    /** @type {(progress: import('./types.js').Progress) => void} */
     let progressTo = () => {};
     performance.mark('ppb:plan-sent');
     /** @type {Promise<void>} the drawing of the balance's best plan so far, if one is under way */

@@ -7,9 +7,9 @@
 /** @import {Store} from './store.js' */
 /** @import {Palette} from './theme.js' */
 /** @import {TimeViews} from './views/timeline-view.js' */
-/** @import {Infeasibility} from './types.js' */
+/** @import {Infeasibility, ScheduleFacts} from './types.js' */
 import { byId, el } from './dom.js';
-import { offsetFromStageLayers } from './model.js';
+import { scheduleFacts } from './schedules.js';
 import { percent, count, scheduleName } from './format.js';
 import { t } from './i18n.js';
 
@@ -23,8 +23,10 @@ import { renderInfeasibility } from './views/infeasibility.js';
  * @typedef {{label: string, run: () => void}} SuggestedSearch
  * @typedef {{store: Store, timeViews: TimeViews, palette: () => Palette,
  *            size: (box: HTMLElement) => {width: number, height?: number},
- *            suggest: (inf: Infeasibility, shape: Shape) => SuggestedSearch | null}} ViewParts
- *   suggest: the search an infeasibility explanation suggests, as a button's label and action
+ *            suggest: (inf: Infeasibility, shape: Shape) => SuggestedSearch | null,
+ *            schedules: () => ScheduleFacts[]}} ViewParts
+ *   suggest: the search an infeasibility explanation suggests, as a button's label and action; schedules: the
+ *   engine's schedules
  * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string}} Shape
  */
 
@@ -59,7 +61,8 @@ export class PlanViews {
     const { result } = this.plan;
     const training = this.plan.request.training ?? {};
     const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
-    byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep }));
+    const weightApart = scheduleFacts(this.parts.schedules(), result.schedule ?? '')?.weight_apart === true;
+    byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep, weightApart }));
     this.showInfeasibility();
     byId('embed-caption', HTMLElement).textContent = this.caption();
     this.drawStageLoads();
@@ -139,7 +142,9 @@ export class PlanViews {
   showOffset() {
     if (!this.plan) return;
     const { result, command } = this.plan;
-    const offsets = this.dragLayers ? offsetFromStageLayers(this.parts.store.info, this.dragLayers) : result.layer_offset;
+    // The engine's offsets of the plan shown: while a boundary is dragged, those of its last answer (the page converts
+    // no partition form itself).
+    const offsets = result.layer_offset;
     byId('offset-value', HTMLElement).textContent = `[${offsets.join(', ')}]`;
     const vpp = result.vpp_degree ?? 1;
     byId('offset-note', HTMLElement).textContent = `${this.describePlan()}${vpp > 1 ? t(' · {n} virtual stages, chunk-major', { n: offsets.length }) : ''}`;

@@ -2,8 +2,8 @@
 // balance), the search, and the exact sections of a plan already shown. Control text goes to the engine as typed
 // where it does not read as a number, so the engine's error names the field.
 
-/** @import {PageState, Settings, EstimateResult} from './types.js' */
-import { scheduleInfo } from './schedules.js';
+/** @import {PageState, Settings, EstimateResult, ScheduleFacts} from './types.js' */
+import { scheduleFacts } from './schedules.js';
 
 /**
  * A control's text as the JSON the engine gets: nothing for an empty field (the engine's default), a number
@@ -71,7 +71,9 @@ export function planSections(s, { timeline = true, partition = true } = {}) {
   put(device, 'p2p_latency_ms', numberField(s.p2p_latency_ms));
   if (timeline) pipeline.include_timeline = true;
   if (partition && s.partition === 'explicit') {
-    put(pipeline, 'layer_offset', listField(s.layer_offset));
+    // A partition dragged by hand goes as its layers; the engine's answer gives its layer_offset.
+    if (s.stage_layers) pipeline.stage_layers = s.stage_layers;
+    else put(pipeline, 'layer_offset', listField(s.layer_offset));
     if (s.recompute_layers) {
       pipeline.recompute = { layers: s.recompute_layers };
     } else {
@@ -105,14 +107,36 @@ export function planRequest(state) {
 export const hasCluster = (q) => q.world_size.trim() !== '';
 
 /**
+ * The `cluster` request: what the search's cluster gives the plan's pp_degree (dp and micro batches), answered by the
+ * engine's own rule. An empty pp_degree is the engine's default, 1.
+ * @param {PageState['search']} q
+ * @param {string} ppText the plan's pp_degree as typed
+ * @returns {Record<string, any>}
+ */
+export function clusterRequest(q, ppText) {
+  /** @type {Record<string, any>} */
+  const training = {};
+  put(training, 'world_size', numberField(q.world_size));
+  put(training, 'global_batch_size', numberField(q.global_batch_size));
+  put(training, 'micro_batch_size', numberField(q.micro_batch_size));
+  put(training, 'tp_degree', numberField(q.tp_degree));
+  put(training, 'cp_degree', numberField(q.cp_degree));
+  /** @type {Record<string, any>} */
+  const pipeline = {};
+  put(pipeline, 'pp_degree', numberField(ppText));
+  return { training, pipeline };
+}
+
+/**
  * The request for a search over the lists in the search settings; device and model from the plan settings. With a
  * cluster the training section is the cluster's (world_size, global batch, micro batch size, tp, cp); without one
  * the micro batch counts are a free list and the engine ranks by time per sample, so that fewer micro batches do
  * not win only by processing fewer samples.
  * @param {PageState} state
+ * @param {ScheduleFacts[]} facts the engine's schedules (the chunk count each runs when none is given)
  * @returns {Record<string, any>}
  */
-export function searchRequest(state) {
+export function searchRequest(state, facts) {
   const sections = planSections(state.settings, { timeline: false, partition: false });
   const q = state.search;
   /** @type {Record<string, any>} */
@@ -124,7 +148,7 @@ export function searchRequest(state) {
   if (q.schedule.includes('interleaved_1f1b')) {
     const chunks = listField(q.vpp_degree);
     if (chunks) {
-      const own = q.schedule.filter((name) => name !== 'interleaved_1f1b').map((name) => (scheduleInfo(name)?.vpp === 'two' ? 2 : 1));
+      const own = q.schedule.filter((name) => name !== 'interleaved_1f1b').map((name) => scheduleFacts(facts, name)?.vpp_degree.default ?? 1);
       search.vpp_degree = [...new Set([...own, ...chunks])].sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : 0));
     }
   }

@@ -1,34 +1,36 @@
-// The schedules the page offers, each with a one-line description and its conditions (docs/schedules.md), and
-// the chunk count (vpp_degree) each one runs with, so that choosing a schedule sets a vpp_degree it can run.
+// The schedules the page offers, each with its label, a one-line description and its conditions in words
+// (docs/schedules.md): text for people. What a schedule runs (its chunk counts, whether B and W run apart) is the
+// engine's: the worker hands over the module's schedules() when it is ready (ScheduleFacts), and the helpers below
+// read those facts, so the page keeps no rule of its own. tests/page-rules.test.mjs holds the names equal to the
+// engine's.
+
+/** @import {ScheduleFacts} from './types.js' */
 
 /**
- * @typedef {{name: string, label: string, description: string, conditions: string,
- *            vpp: 'one' | 'two' | 'two-or-more', apart?: boolean}} ScheduleInfo
- *   vpp: the chunk counts the schedule runs: 1 only, exactly 2, or 2 and more; apart: B and W run apart, so the span
- *   (the iteration time when steps overlap) differs from the step time
+ * @typedef {{name: string, label: string, description: string, conditions: string}} ScheduleInfo
  */
 
 /** @type {ScheduleInfo[]} */
 export const SCHEDULE_INFO = [
-  { name: 'gpipe', label: 'GPipe', vpp: 'one',
+  { name: 'gpipe', label: 'GPipe',
     description: 'Every forward, then every backward: simple, holds all micro batches at once.',
     conditions: 'No conditions.' },
-  { name: '1f1b', label: '1F1B', vpp: 'one',
+  { name: '1f1b', label: '1F1B',
     description: 'Megatron-LM\'s one-forward-one-backward: stage s holds at most pp − s micro batches.',
     conditions: 'No conditions.' },
-  { name: 'interleaved_1f1b', label: 'Interleaved 1F1B', vpp: 'two-or-more',
+  { name: 'interleaved_1f1b', label: 'Interleaved 1F1B',
     description: 'Megatron-LM\'s interleaved 1F1B: vpp chunks per device shrink the bubble by vpp, at more transfers.',
     conditions: 'Needs vpp_degree ≥ 2 and micro batches a multiple of pp_degree.' },
-  { name: 'zb_h1', apart: true, label: 'Zero bubble ZB-H1', vpp: 'one',
+  { name: 'zb_h1', label: 'Zero bubble ZB-H1',
     description: 'Zero-bubble ZB-H1: 1F1B with each backward split into B and W, the Ws filling the cool-down; 1F1B\'s memory.',
     conditions: 'No conditions.' },
-  { name: 'zb_h2', apart: true, label: 'Zero bubble ZB-H2', vpp: 'one',
+  { name: 'zb_h2', label: 'Zero bubble ZB-H2',
     description: 'Zero-bubble ZB-H2: a longer warm-up fills the bubble before the first B; more activation memory than 1F1B.',
     conditions: 'No conditions.' },
-  { name: 'zbv', apart: true, label: 'Zero bubble ZB-V', vpp: 'two',
+  { name: 'zbv', label: 'Zero bubble ZB-V',
     description: 'Zero-bubble ZB-V: two chunks per device in a V, B and W apart; near-zero bubble at 1F1B\'s activation memory.',
     conditions: 'Runs two chunks per device (vpp_degree 2).' },
-  { name: 'dualpipev', apart: true, label: 'DualPipeV', vpp: 'two',
+  { name: 'dualpipev', label: 'DualPipeV',
     description: 'DeepSeek\'s DualPipeV: two chunks in a V, forward and backward of two micro batches overlapped (F&B).',
     conditions: 'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.' },
 ];
@@ -45,18 +47,26 @@ export const OFFERED_SCHEDULES = SCHEDULE_INFO.filter((info) => SCHEDULES.includ
 export const scheduleInfo = (name) => SCHEDULE_INFO.find((info) => info.name === name);
 
 /**
- * The vpp_degree to set when a schedule is chosen, or null when the one typed already runs (or is not a number:
- * the engine names it).
+ * The engine's facts of a schedule, or undefined before the engine has loaded (or for a name it does not run).
+ * @param {ScheduleFacts[]} facts
+ * @param {string} name
+ * @returns {ScheduleFacts | undefined}
+ */
+export const scheduleFacts = (facts, name) => facts.find((f) => f.name === name);
+
+/**
+ * The vpp_degree to set when a schedule is chosen: the engine's default for it when the one typed is outside the chunk
+ * counts it runs; null when the one typed runs, is not a whole number (the engine names it), or the engine has not
+ * loaded yet (its plan will say).
+ * @param {ScheduleFacts[]} facts the engine's schedules
  * @param {string} schedule
- * @param {string} vppText the vpp_degree field as typed
+ * @param {string} vppText the vpp_degree field as typed (empty: 1, the engine's default)
  * @returns {string | null}
  */
-export function vppForSchedule(schedule, vppText) {
-  const info = scheduleInfo(schedule);
+export function vppForSchedule(facts, schedule, vppText) {
+  const runs = scheduleFacts(facts, schedule)?.vpp_degree;
   const trimmed = vppText.trim();
   const vpp = trimmed === '' ? 1 : Number(trimmed);
-  if (!info || !Number.isInteger(vpp)) return null;
-  if (info.vpp === 'one') return vpp === 1 ? null : '1';
-  if (info.vpp === 'two') return vpp === 2 ? null : '2';
-  return vpp >= 2 ? null : '2';
+  if (!runs || !Number.isInteger(vpp)) return null;
+  return vpp >= runs.min && vpp <= runs.max ? null : String(runs.default);
 }

@@ -2,7 +2,7 @@
 // Pareto front, the sortable ranked table, the grouped reasons). Opening a candidate is the page's business:
 // rows and points call onOpen.
 
-/** @import {PageState, SearchResult, EngineResponse} from './types.js' */
+/** @import {PageState, SearchResult, EngineResponse, Progress, ScheduleFacts} from './types.js' */
 /** @import {ErrorBoard} from './errors.js' */
 /** @import {Palette} from './theme.js' */
 import { byId, el } from './dom.js';
@@ -15,7 +15,8 @@ import { count } from './format.js';
 
 /**
  * @typedef {{
- *   search: (request: object, onProgress: (done: number, total: number) => void) => {result: Promise<EngineResponse>, cancel: () => void},
+ *   search: (request: object, onProgress: (progress: Progress) => void) => {result: Promise<EngineResponse>, cancel: () => void},
+ *   schedules: () => ScheduleFacts[],
  *   canRun: () => boolean,
  *   errors: ErrorBoard, form: HTMLElement, exclude: HTMLElement,
  *   getState: () => PageState, palette: () => Palette, size: (box: HTMLElement) => {width: number, height?: number},
@@ -77,10 +78,11 @@ export class SearchPanel {
     this.status.textContent = t('Starting the search…');
     this.runButton.disabled = true;
     this.cancelButton.disabled = false;
-    const handle = hooks.search(searchRequest(hooks.getState()), (done, total) => {
-      this.bar.max = Math.max(1, total);
+    const handle = hooks.search(searchRequest(hooks.getState(), hooks.schedules()), ({ done, total }) => {
+      const of = total ?? done;
+      this.bar.max = Math.max(1, of);
       this.bar.value = done;
-      this.status.textContent = `${count(done)} of ${count(total)} combinations · ${((performance.now() - started) / 1000).toFixed(1)} s`;
+      this.status.textContent = `${count(done)} of ${count(of)} combinations · ${((performance.now() - started) / 1000).toFixed(1)} s`;
     });
     this.running = handle;
     hooks.onBusy();

@@ -30,12 +30,15 @@ export function applyRequestSettings(s, doc) {
   if (Array.isArray(p.layer_offset)) {
     s.partition = 'explicit';
     s.layer_offset = p.layer_offset.join(', ');
+    s.stage_layers = null;
   }
 }
 
 /**
- * Settings for a partition set by hand (a dragged boundary): the layer_offset it makes, and the recompute counts
- * in force carried along, each virtual stage keeping at most its body layers (options in their order).
+ * Settings for a partition set by hand (a dragged boundary): the layers per virtual stage, which go to the engine as
+ * `pipeline.stage_layers` (its answer gives the layer_offset, takeEngineOffsets), and the recompute counts in force
+ * carried along, each virtual stage keeping at most its body layers (its layers less the model's pinned ones; options
+ * in their order).
  * @param {Settings} s changed in place
  * @param {ModelInfo} info
  * @param {number[]} stageLayers layers per virtual stage
@@ -56,11 +59,27 @@ export function setPartitionByHand(s, info, stageLayers, counts) {
     });
     if (kept.some((n) => n > 0)) recompute[option] = kept.join(', ');
   }
-  const base = Math.floor(info.body / stageLayers.length);
   s.partition = 'explicit';
-  s.layer_offset = bodies.map((n) => n - base).join(', ');
+  s.stage_layers = [...stageLayers];
   s.recompute_counts = recompute;
   s.recompute_layers = null;
+}
+
+/**
+ * A partition dragged by hand went to the engine as stage_layers: once the plan shown is the engine's answer for
+ * exactly that partition, the settings take the engine's layer_offset of it (the page converts no partition form
+ * itself) and drop the layers. Returns whether the settings changed.
+ * @param {Settings} s changed in place
+ * @param {Record<string, any>} request the request of the plan shown
+ * @param {{layer_offset: number[]}} result its result
+ * @returns {boolean}
+ */
+export function takeEngineOffsets(s, request, result) {
+  const sent = request.pipeline?.stage_layers;
+  if (!s.stage_layers || !Array.isArray(sent) || sent.join(',') !== s.stage_layers.join(',')) return false;
+  s.layer_offset = result.layer_offset.join(', ');
+  s.stage_layers = null;
+  return true;
 }
 
 /**
@@ -77,9 +96,8 @@ export function statedRecomputeCounts(s) {
  * Settings that show a search candidate's plan: its shape, its layer_offset and its exact recompute layers.
  * @param {Settings} s changed in place
  * @param {SearchCandidate} c
- * @param {(layerRecompute: Record<string, number[]>, stageLayers: number[]) => Record<string, number[]>} countsOf
  */
-export function openCandidateSettings(s, c, countsOf) {
+export function openCandidateSettings(s, c) {
   s.pp_degree = String(c.pp_degree);
   s.vpp_degree = String(c.vpp_degree);
   s.micro_batch_num = String(c.micro_batch_num);
@@ -89,23 +107,23 @@ export function openCandidateSettings(s, c, countsOf) {
     s.partition = 'ppb';
     return;
   }
-  keepPlanAsOffsets(s, c.plan, countsOf);
+  keepPlanAsOffsets(s, c.plan);
 }
 
 /**
  * Settings for a layer_offset plan that is a given plan exactly: its offsets and its recompute layers (shown as
- * counts per virtual stage; editing the partition turns them into counts). Used to open a search candidate and
- * to turn a PPB plan into a layer_offset to fine-tune: the step time stays what it was.
+ * the engine's counts per virtual stage; editing the partition turns them into counts). Used to open a search
+ * candidate and to turn a PPB plan into a layer_offset to fine-tune: the step time stays what it was.
  * @param {Settings} s changed in place
- * @param {{layer_offset: number[], stage_layers: number[], layer_recompute?: Record<string, number[]>}} plan
- * @param {(layerRecompute: Record<string, number[]>, stageLayers: number[]) => Record<string, number[]>} countsOf
+ * @param {{layer_offset: number[], layer_recompute: Record<string, number[]>, recompute_counts: Record<string, number[]>}} plan
  */
-export function keepPlanAsOffsets(s, plan, countsOf) {
+export function keepPlanAsOffsets(s, plan) {
   s.partition = 'explicit';
   s.layer_offset = plan.layer_offset.join(', ');
-  const layers = plan.layer_recompute ?? {};
+  s.stage_layers = null;
+  const layers = plan.layer_recompute;
   s.recompute_layers = Object.keys(layers).length > 0 ? layers : null;
-  s.recompute_counts = Object.fromEntries(Object.entries(countsOf(layers, plan.stage_layers)).map(([k, v]) => [k, v.join(', ')]));
+  s.recompute_counts = Object.fromEntries(Object.entries(plan.recompute_counts).map(([k, v]) => [k, v.join(', ')]));
 }
 
 /**
@@ -123,6 +141,7 @@ export function putModel(state, model, label, request = null) {
   const s = state.settings;
   s.recompute_options = null;
   s.layer_offset = '';
+  s.stage_layers = null;
   s.recompute_counts = {};
   s.recompute_layers = null;
   state.ui.openPlan = '';

@@ -28,6 +28,7 @@ export function defaultSettings() {
     recompute_options: null,
     partition: 'ppb',
     layer_offset: '',
+    stage_layers: null,
     recompute_counts: {},
     recompute_layers: null,
   };
@@ -130,6 +131,8 @@ export function normaliseState(raw) {
       : null,
     partition: oneOf(s.partition, /** @type {const} */ (['even', 'ppb', 'explicit']), 'ppb'),
     layer_offset: text(s.layer_offset, ''),
+    stage_layers: Array.isArray(s.stage_layers) && s.stage_layers.length <= 100_000
+      && s.stage_layers.every((/** @type {unknown} */ n) => Number.isInteger(n) && /** @type {number} */ (n) >= 0) ? s.stage_layers : null,
     recompute_counts: {},
     recompute_layers: layerLists(s.recompute_layers),
   };

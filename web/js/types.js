@@ -24,7 +24,7 @@
  *            imbalance: {max_over_mean: number, max_minus_min_ms: number},
  *            pp_degree?: number, vpp_degree?: number, micro_batch_num?: number, schedule?: string,
  *            stage_partition: number[], stage_layers: number[], layer_offset: number[],
- *            layer_recompute: Record<string, number[]>, recompute_counts?: Record<string, number[]>,
+ *            layer_recompute: Record<string, number[]>, recompute_counts: Record<string, number[]>,
  *            stages: StageResult[], violations: Violation[], timeline?: TimelineOp[],
  *            timeline_truncated?: boolean, timeline_operations?: number, timeline_limit?: number,
  *            memory_timeline?: number[][][],
@@ -41,7 +41,8 @@
  * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number | null,
  *            within_tolerance?: number | null, notes?: string[]}} BalanceMethod
  *
- * @typedef {{stage_layers: number[], layer_offset: number[], layer_recompute: Record<string, number[]>}} CandidatePlan
+ * @typedef {{stage_layers: number[], layer_offset: number[], layer_recompute: Record<string, number[]>,
+ *            recompute_counts: Record<string, number[]>}} CandidatePlan
  * @typedef {{pp_degree: number, vpp_degree: number, micro_batch_num: number, schedule: string,
  *            feasible: boolean, step_time_ms: number | null, peak_mib: number | null,
  *            bubble_fraction: number | null, plan?: CandidatePlan | null, reasons?: string[],
@@ -55,6 +56,27 @@
  *            elapsed_ms: number, partial: boolean, cancelled?: boolean, rank_by?: 'step_time' | 'time_per_sample' | 'throughput',
  *            infeasibility?: Infeasibility | null, best?: SearchBest | null,
  *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[]}} SearchResult
+ *
+ * The progress of long work (a balance, a search) between two slices, as the engine's progress writer writes it
+ * (docs/contract.md, "Progress"): every field always there, null where it does not apply.
+ * @typedef {{command: 'balance' | 'search', phase: string, done: number, total: number | null,
+ *            simulations: number | null, incumbent_ms: number | null, lower_bound_ms: number | null,
+ *            finished: boolean}} Progress
+ *   phase: the balance's phase next to run, or 'candidates' for a search; 'done' at the end. done: a balance's search
+ *   nodes, a search's candidates evaluated; total: a search's candidates in the space (a balance has none).
+ *   simulations, incumbent_ms, lower_bound_ms: a balance's effort, best step time so far and proven bound
+ *
+ * A schedule as the engine runs it (the module's schedules(), docs/contract.md, "Schedules"): the chunk counts
+ * (vpp_degree) it runs, from min to max, and the one it runs when none is given; weight_apart: it runs weight
+ * gradients apart from their backward, so its span differs from its step time; v_shape: its chunks lie in a V.
+ * @typedef {{name: string, vpp_degree: {min: number, max: number, default: number}, weight_apart: boolean,
+ *            v_shape: boolean}} ScheduleFacts
+ *
+ * What a cluster gives one pp_degree (the `cluster` command's result): dp and micro batches, each null when it does
+ * not divide, and the rule broken.
+ * @typedef {{world_size: number, pp_degree: number, tp_degree: number, cp_degree: number, ep_degree: number,
+ *            dp_degree: number | null, global_batch_size: number | null, micro_batch_size: number,
+ *            micro_batch_num: number | null, problems: EngineError[]}} ClusterResult
  */
 
 /**
@@ -70,7 +92,8 @@
  * }} PageState
  *
  * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed
- * and the engine's error can name it.
+ * and the engine's error can name it. stage_layers: a partition dragged by hand, sent as `pipeline.stage_layers`
+ * until the engine's answer gives its layer_offset (the page converts no partition form itself); null otherwise.
  * @typedef {{
  *   pp_degree: string, vpp_degree: string, schedule: string,
  *   batch_mode: 'micro_batch_num' | 'global',
@@ -79,6 +102,7 @@
  *   recompute_options: string[] | null,
  *   partition: 'even' | 'ppb' | 'explicit',
  *   layer_offset: string,
+ *   stage_layers: number[] | null,
  *   recompute_counts: Record<string, string>,
  *   recompute_layers: Record<string, number[]> | null
  * }} Settings

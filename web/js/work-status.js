@@ -3,7 +3,8 @@
 // engine reports one (a balance in slices: nodes searched, best plan so far, lower bound) and a Cancel button.
 // Short calls never show, so typing does not flicker.
 
-/** @import {Job, Progress} from './worker-client.js' */
+/** @import {Job} from './worker-client.js' */
+/** @import {Progress} from './types.js' */
 import { el } from './dom.js';
 import { t } from './i18n.js';
 import { ms } from './format.js';
@@ -48,7 +49,7 @@ export class WorkStatus {
       const elapsed = `${((performance.now() - job.started) / 1000).toFixed(1)} s`;
       const said = last && describe ? describe(last) : '';
       detail.textContent = said ? `${elapsed} · ${said}` : elapsed;
-      if (last && typeof last.done === 'number' && typeof last.total === 'number' && last.total > 0) {
+      if (last && last.total !== null && last.total > 0) {
         bar.max = last.total;
         bar.value = last.done;
       }
@@ -74,16 +75,16 @@ export class WorkStatus {
 }
 
 /**
- * What a balance in slices has done so far, from its progress (the BalanceSession's step() answer): its phase,
- * nodes searched, the best plan's step time, the lower bound proven below it.
+ * What a balance in slices has done so far, from its progress (the engine's progress writer): its phase, nodes
+ * searched (its `done`), the best plan's step time, the lower bound proven below it.
  * @param {Progress} p
  * @returns {string}
  */
 export function describeBalance(p) {
   const parts = [];
-  if (typeof p.phase === 'string' && p.phase) parts.push(p.phase);
-  if (typeof p.nodes === 'number') parts.push(t('{n} nodes', { n: p.nodes.toLocaleString('en-US') }));
-  if (typeof p.incumbent_ms === 'number' && Number.isFinite(p.incumbent_ms)) parts.push(t('best so far {time}', { time: ms(p.incumbent_ms) }));
-  if (typeof p.lower_bound_ms === 'number' && Number.isFinite(p.lower_bound_ms)) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
+  if (p.phase) parts.push(p.phase);
+  parts.push(t('{n} nodes', { n: p.done.toLocaleString('en-US') }));
+  if (p.incumbent_ms !== null) parts.push(t('best so far {time}', { time: ms(p.incumbent_ms) }));
+  if (p.lower_bound_ms !== null) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
   return parts.join(' · ');
 }

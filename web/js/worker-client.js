@@ -1,23 +1,24 @@
-// The page's side of worker.js: one promise per command, searches with progress and cancel, and recovery when
-// the worker dies (an abort or out of memory in the module): pending calls fail with EngineDiedError, a fresh
-// worker is started and the page is told, so it can say so and run the current inputs again.
+// The page's side of worker.js: one promise per command; long work (the commands the engine runs in slices: a
+// balance, a search) started with progress and cancel through one protocol; and recovery when the worker dies (an
+// abort or out of memory in the module): pending calls fail with EngineDiedError, a fresh worker is started and the
+// page is told, so it can say so and run the current inputs again.
 
-/** @import {EngineResponse} from './types.js' */
+/** @import {EngineResponse, Progress, ScheduleFacts} from './types.js' */
 
 export class EngineDiedError extends Error {}
 /** A call stopped by cancel(): out of date, or stopped by the person. */
 export class CancelledError extends Error {}
 
 /**
- * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export' | 'compare'} Command
- * @typedef {{[key: string]: unknown}} Progress what a call in slices reports: a search {done, total}, a balance
- *   {nodes, incumbent_ms, bound_ms, ...} (the engine's step() answer)
+ * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export' | 'compare' | 'cluster'} Command
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
  *            onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void,
- *            sliced: boolean}} Waiter
- *   onInterim: a balance still running sent its best plan so far (its answer follows)
- * @typedef {{version: string, sliced: string[]}} EngineInfo sliced: the commands the worker runs in slices
- *   (progress, cancel between slices); any other call is cancelled by replacing the worker
+ *            sliced: boolean, retryable: boolean}} Waiter
+ *   onInterim: a balance still running sent its best plan so far (its answer follows); retryable: a quick question
+ *   its caller asks again when the call fails, so it does not hold back replacing the worker to stop another call
+ * @typedef {{version: string, sliced: string[], schedules: ScheduleFacts[]}} EngineInfo sliced: the commands the
+ *   engine runs in slices (started, with progress, cancelled between slices); any other call is cancelled by replacing
+ *   the worker. schedules: the engine's schedules, the chunk counts each runs
  * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command, sliced: boolean}} Job
  */
 
@@ -35,7 +36,7 @@ export class EngineClient {
     /** @type {Map<number, Waiter>} */
     this.pending = new Map();
     /** @type {EngineInfo} */
-    this.info = { version: '', sliced: ['search'] };
+    this.info = { version: '', sliced: [], schedules: [] };
     /** @type {Worker | null} */
     this.worker = null;
     /** whether the current worker has said 'ready' */
@@ -70,7 +71,8 @@ export class EngineClient {
         if (worker !== this.worker) return;
         switch (message.type) {
           case 'ready':
-            this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : ['search'] };
+            this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : [],
+              schedules: Array.isArray(message.schedules) ? message.schedules : [] };
             performance.mark('ppb:engine-ready');
             resolve(this.info);
             break;
@@ -82,7 +84,7 @@ export class EngineClient {
             this.warmUpMs = Number(message.ms);
             break;
           case 'progress':
-            this.pending.get(message.id)?.onProgress?.(message.progress ?? { done: message.done, total: message.total });
+            this.pending.get(message.id)?.onProgress?.(/** @type {Progress} */ (message.progress));
             break;
           case 'interim': {
             const waiter = this.pending.get(message.id);
@@ -179,17 +181,19 @@ export class EngineClient {
   }
 
   /**
-   * Starts one command. cancel() stops it: a call the worker runs in slices (a search, a balance)
-   * stops between two slices and its result still arrives (a search's partial result); any
-   * other call fails at once with CancelledError, and when nothing else runs in the worker, the worker is replaced
+   * Starts one command: long work (a command of info.sliced) as a 'start', anything else as a 'call'. cancel() stops
+   * it: long work stops between two slices and its result still arrives (a search's partial result, a balance's best
+   * plan so far); any other call fails at once with CancelledError, and when nothing else runs in the worker, the worker is replaced
    * so that the engine stops working on it (the next call waits for the new one).
    * @param {Command} command
    * @param {object} request
-   * @param {{onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void}} [options]
-   *   onInterim: for a balance, its best plan so far while it goes on
+   * @param {{onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void,
+   *          retryable?: boolean}} [options]
+   *   onInterim: for a balance, its best plan so far while it goes on; retryable: the caller asks again if the call
+   *   fails (a quick question such as `cluster`), so cancelling another call may replace the worker under it
    * @returns {Job}
    */
-  run(command, request, { onProgress, onInterim } = {}) {
+  run(command, request, { onProgress, onInterim, retryable = false } = {}) {
     const id = this.nextId++;
     let cancelled = false;
     const { text, ref } = this.requestText(request);
@@ -197,7 +201,7 @@ export class EngineClient {
     const job = {
       command,
       started: performance.now(),
-      sliced: command === 'search',
+      sliced: false,
       result: Promise.resolve(/** @type {EngineResponse} */ ({ ok: false, errors: [] })),
       cancel: () => {
         if (cancelled) return;
@@ -207,9 +211,8 @@ export class EngineClient {
     };
     job.result = this.ready.then(() => new Promise((resolve, reject) => {
       job.sliced = this.info.sliced.includes(command);
-      this.pending.set(id, { resolve, reject, onProgress, onInterim, sliced: job.sliced });
-      if (command === 'search') this.worker?.postMessage({ type: 'search', id, request: text, model: ref });
-      else this.worker?.postMessage({ type: 'call', id, command, request: text, model: ref });
+      this.pending.set(id, { resolve, reject, onProgress, onInterim, sliced: job.sliced, retryable });
+      this.worker?.postMessage({ type: job.sliced ? 'start' : 'call', id, command, request: text, model: ref });
       if (cancelled) this.cancel(id);
     }));
     return job;
@@ -261,16 +264,6 @@ export class EngineClient {
   }
 
   /**
-   * Starts a search. `cancel()` stops it between two slices; the partial result still arrives.
-   * @param {object} request
-   * @param {(done: number, total: number) => void} onProgress
-   * @returns {Job}
-   */
-  search(request, onProgress) {
-    return this.run('search', request, { onProgress: (p) => onProgress(Number(p.done ?? 0), Number(p.total ?? 0)) });
-  }
-
-  /**
    * @param {number} id
    */
   cancel(id) {
@@ -284,16 +277,8 @@ export class EngineClient {
     this.pending.delete(id);
     waiter.reject(new CancelledError('cancelled'));
     // The engine is inside this call and cannot be interrupted: a fresh worker stops it, unless other calls wait
-    // for this one (they would fail too), in which case its answer is dropped when it comes.
-    if (this.pending.size === 0) this.replaceWorker(new CancelledError('cancelled'));
-  }
-
-  /**
-   * Makes the worker die (for tests of the recovery): 'abort' as a module call that threw, 'throw' as an
-   * uncaught error.
-   * @param {'abort' | 'throw'} how
-   */
-  crashForTest(how) {
-    this.worker?.postMessage({ type: 'debug-crash', how });
+    // for this one (they would fail too), in which case its answer is dropped when it comes. Calls their callers ask
+    // again do not count.
+    if ([...this.pending.values()].every((other) => other.retryable)) this.replaceWorker(new CancelledError('cancelled'));
   }
 }

@@ -46,5 +46,6 @@ CommandOutput run_export(nlohmann::json document, const RequestClock& clock);
 CommandOutput run_balance(nlohmann::json document, const RequestClock& clock);
 CommandOutput run_search(nlohmann::json document, const RequestClock& clock);
 CommandOutput run_compare(nlohmann::json document, const RequestClock& clock);
+CommandOutput run_cluster(nlohmann::json document, const RequestClock& clock);
 
 }  // namespace ppb::detail

@@ -47,6 +47,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
         commands = {
             {"estimate", detail::run_estimate}, {"import", detail::run_import}, {"export", detail::run_export},
             {"balance", detail::run_balance},   {"search", detail::run_search}, {"compare", detail::run_compare},
+            {"cluster", detail::run_cluster},
         };
     auto it = commands.find(command);
     if (it == commands.end()) {

@@ -4,9 +4,61 @@
 
 #include <map>
 
+#include "ppb/core/diagnostics.hpp"
+#include "ppb/plan/plan.hpp"
 #include "ppb/schedule/shape_rules.hpp"
 
 namespace ppb {
+
+namespace {
+
+std::string str(std::int64_t x) { return std::to_string(x); }
+
+}  // namespace
+
+ClusterShare cluster_dp_degree(const SearchCluster& c, int pp, std::int64_t ep) {
+  ClusterShare out;
+  // world_size divisible by pp x tp x cp, tested one factor at a time so that nothing overflows.
+  if (c.world_size % pp != 0 || (c.world_size / pp) % c.tp_degree != 0 ||
+      (c.world_size / pp / c.tp_degree) % c.cp_degree != 0) {
+    out.group = "world_size is not divisible by pp_degree x tp_degree x cp_degree";
+    out.code = "CLUSTER_NOT_DIVISIBLE";
+    out.path = "/training/world_size";
+    out.message = "world_size " + str(c.world_size) +
+                  " is not divisible by pp_degree x tp_degree x cp_degree = " + str(pp) + " x " + str(c.tp_degree) +
+                  " x " + str(c.cp_degree) + ".";
+    return out;
+  }
+  const std::int64_t dp = c.world_size / pp / c.tp_degree / c.cp_degree;
+  out.dp_degree = dp;
+  if (dp % ep != 0) {
+    out.group = "dp_degree is not divisible by ep_degree";
+    out.code = "DP_NOT_DIVISIBLE_BY_EP";
+    out.path = "/training/ep_degree";
+    out.message = "dp_degree " + str(dp) +
+                  " (world_size / (pp_degree x tp_degree x cp_degree)) is not a multiple of "
+                  "ep_degree " +
+                  str(ep) + ".";
+  }
+  return out;
+}
+
+ClusterShare cluster_share(const SearchCluster& c, int pp, std::int64_t ep) {
+  ClusterShare out = cluster_dp_degree(c, pp, ep);
+  if (!out.group.empty()) return out;
+  // The estimate's own rule, so that a candidate's micro batches are what its plan would derive.
+  Diagnostics d;
+  const Training training{c.global_batch_size, c.micro_batch_size, out.dp_degree, {}};
+  out.micro_batch_num = resolve_micro_batch_num(training, PipelineSpec{}, d);
+  if (!out.micro_batch_num && !d.errors().empty()) {
+    const Diagnostic& e = d.errors().front();
+    out.group = "global_batch_size is not divisible by micro_batch_size x dp_degree";
+    out.code = e.code;
+    out.path = e.path;
+    out.message = e.message;
+  }
+  return out;
+}
 
 SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t max_combinations) {
   SearchEnumeration out;
@@ -24,20 +76,11 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
         std::vector<Batch> batches;
         std::string skip;
         if (space.cluster) {
-          const SearchCluster& c = *space.cluster;
-          // world_size divisible by pp x tp x cp, tested one factor at a time so that nothing overflows.
-          if (c.world_size % pp != 0 || (c.world_size / pp) % c.tp_degree != 0 ||
-              (c.world_size / pp / c.tp_degree) % c.cp_degree != 0) {
-            skip = "world_size is not divisible by pp_degree x tp_degree x cp_degree";
-          } else {
-            const std::int64_t dp = c.world_size / pp / c.tp_degree / c.cp_degree;
-            if (dp % space.ep_degree != 0)
-              skip = "dp_degree is not divisible by ep_degree";
-            else if (c.global_batch_size % (c.micro_batch_size * dp) != 0)
-              skip = "global_batch_size is not divisible by micro_batch_size x dp_degree";
-            else
-              batches.push_back({c.global_batch_size / (c.micro_batch_size * dp), dp});
-          }
+          const ClusterShare share = cluster_share(*space.cluster, pp, space.ep_degree);
+          if (!share.group.empty())
+            skip = share.group;
+          else
+            batches.push_back({*share.micro_batch_num, share.dp_degree});
         } else {
           if (space.dp_degree && *space.dp_degree % space.ep_degree != 0)
             skip = "dp_degree is not divisible by ep_degree";

@@ -313,7 +313,6 @@ export const ZH = {
     '未指定集群（设备数为空）：枚举下面的所有组合，每个都用 PPB 均衡，按每样本时间排序（各组合的微批次数不同）。',
   'Give the devices to search what runs on a cluster of that size.': '填写设备数，即可搜索该规模集群上的可行方案。',
   'With a cluster, micro batches follow from the global batch and dp.': '指定集群时，微批次数由全局批大小和 dp 推出。',
-  'devices, tp_degree and cp_degree must be whole numbers above 0.': '设备数、tp_degree 和 cp_degree 必须是大于 0 的整数。',
   'At pp {pp}: {world} devices do not divide into pipelines of pp {pp} × tp {tp} × cp {cp} = {replica}.': 'pp 为 {pp} 时：{world} 个设备无法分成 pp {pp} × tp {tp} × cp {cp} = {replica} 个设备一组的流水线。',
   'dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}': 'dp = 设备数 / (pp × tp × cp)；pp 为 {pp} 时 dp 为 {dp}',
   '{dp} at pp {pp}': 'pp 为 {pp} 时为 {dp}',

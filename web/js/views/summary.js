@@ -5,7 +5,6 @@
 import { el } from '../dom.js';
 import { ms, mib, num, percent, count } from '../format.js';
 import { t } from '../i18n.js';
-import { scheduleInfo } from '../schedules.js';
 
 /**
  * @param {string} label
@@ -22,24 +21,24 @@ function metric(label, value, { field, raw, note, tone = '' }) {
 
 /**
  * @param {EstimateResult} result
- * @param {{planLabel: string, samplesPerStep?: number}} context samplesPerStep: the global batch, when known
+ * @param {{planLabel: string, samplesPerStep?: number, weightApart?: boolean}} context samplesPerStep: the global
+ *   batch, when known; weightApart: the schedule runs B and W apart (the engine's schedule facts)
  * @returns {HTMLElement}
  */
-export function renderSummary(result, { planLabel, samplesPerStep }) {
+export function renderSummary(result, { planLabel, samplesPerStep, weightApart = false }) {
   const peak = Math.max(0, ...result.stages.map((st) => st.memory.peak_mib));
   const limit = result.stages[0]?.memory.limit_mib;
   const over = result.violations.length;
   const pp = result.stages.length;
   const shape = t('pp {pp} · vpp {vpp} · {m} micro batches · {schedule}', { pp: result.pp_degree ?? pp, vpp: result.vpp_degree ?? 1,
     m: count(result.micro_batch_num ?? 0), schedule: result.schedule ?? '' });
-  const apart = scheduleInfo(result.schedule ?? '')?.apart === true;
   const throughput = samplesPerStep && result.step_time_ms > 0 ? t(' · {rate} samples/s', { rate: num(samplesPerStep / (result.step_time_ms / 1000)) }) : '';
   return el('div', { class: 'metrics' }, [
     metric(t('Step time'), ms(result.step_time_ms), { field: 'step_time_ms', raw: result.step_time_ms, note: shape + throughput }),
     metric(t('Bubble'), percent(result.bubble.fraction), { field: 'bubble_fraction', raw: result.bubble.fraction, note: t('idle share of all stages') }),
     // Where B and W run apart, a step's last Ws overlap the next step's first forwards: the span (the longest stage's
     // first to last operation) is the iteration time, and the zero-bubble paper's bubble rate is measured on it.
-    ...(apart && typeof result.span_ms === 'number' ? [
+    ...(weightApart && typeof result.span_ms === 'number' ? [
       metric(t('Span'), ms(result.span_ms), { field: 'span_ms', raw: result.span_ms, note: t('the iteration time when steps overlap') }),
       metric(t('Span bubble'), percent(result.bubble.span_fraction ?? NaN), { field: 'bubble_span_fraction', raw: result.bubble.span_fraction,
         note: t('(span − the busiest stage\'s busy time) / span') }),

@@ -32,6 +32,26 @@ struct SearchCluster {
   std::int64_t micro_batch_size = 1;
 };
 
+// What a cluster gives one pp_degree (the one rule the search and the `cluster` command share):
+// dp_degree = world_size / (pp x tp x cp), which must be a multiple of ep_degree, and
+// micro_batch_num = global_batch_size / (micro_batch_size x dp_degree) (resolve_micro_batch_num).
+//   cluster_share({.world_size = 256, .tp_degree = 8, .global_batch_size = 256}, 8, 1)
+//     // dp_degree 4, micro_batch_num 64
+struct ClusterShare {
+  std::optional<std::int64_t> dp_degree;        // none: the degrees do not divide the cluster
+  std::optional<std::int64_t> micro_batch_num;  // none: no dp_degree, or the batch does not divide
+  // The rule broken, empty when none: `group` as a category (the search's skipped reasons), `code`,
+  // `path` (the request field) and `message` (with the numbers) as a problem a person can act on.
+  std::string group;
+  std::string code;
+  std::string path;
+  std::string message;
+};
+// The dp_degree alone (for a cluster whose global batch is not known).
+ClusterShare cluster_dp_degree(const SearchCluster& cluster, int pp_degree, std::int64_t ep_degree);
+// The dp_degree and the micro batch count.
+ClusterShare cluster_share(const SearchCluster& cluster, int pp_degree, std::int64_t ep_degree);
+
 struct SearchSpace {
   std::vector<int> pp_degrees;
   std::vector<int> vpp_degrees = {1};  // each pairs with the schedules that run it

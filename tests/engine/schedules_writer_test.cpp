@@ -1,0 +1,40 @@
+// The schedules' facts the page reads instead of rules of its own: every schedule in the contract's
+// order with the chunk counts it runs, its default, and whether B and W run apart. Expected values
+// from the contract (docs/contract.md): interleaved_1f1b needs vpp_degree >= 2, zbv and dualpipev
+// run two chunks, the rest one; zb_h1, zb_h2, zbv and dualpipev split the weight gradient.
+#include "ppb/io/schedules_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "helpers.hpp"
+
+namespace ppb::test {
+namespace {
+
+TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
+  const json list = json::parse(schedules_json())["schedules"];
+  struct Expected {
+    const char* name;
+    int min, max, default_vpp;
+    bool weight_apart, v_shape;
+  };
+  const Expected expected[] = {
+      {"gpipe", 1, 1, 1, false, false},   {"1f1b", 1, 1, 1, false, false}, {"interleaved_1f1b", 2, 64, 2, false, false},
+      {"zb_h1", 1, 1, 1, true, false},    {"zb_h2", 1, 1, 1, true, false}, {"zbv", 2, 2, 2, true, true},
+      {"dualpipev", 2, 2, 2, true, true},
+  };
+  ASSERT_EQ(list.size(), std::size(expected));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& s = list[i];
+    const Expected& e = expected[i];
+    EXPECT_EQ(s["name"], e.name);
+    EXPECT_EQ(s["vpp_degree"]["min"], e.min) << e.name;
+    EXPECT_EQ(s["vpp_degree"]["max"], e.max) << e.name;
+    EXPECT_EQ(s["vpp_degree"]["default"], e.default_vpp) << e.name;
+    EXPECT_EQ(s["weight_apart"], e.weight_apart) << e.name;
+    EXPECT_EQ(s["v_shape"], e.v_shape) << e.name;
+  }
+}
+
+}  // namespace
+}  // namespace ppb::test
