@@ -48,7 +48,10 @@ ClusterShare cluster_share(const SearchCluster& c, int pp, std::int64_t ep) {
   if (!out.group.empty()) return out;
   // The estimate's own rule, so that a candidate's micro batches are what its plan would derive.
   Diagnostics d;
-  const Training training{c.global_batch_size, c.micro_batch_size, out.dp_degree, {}};
+  Training training;
+  training.global_batch_size = c.global_batch_size;
+  training.micro_batch_size = c.micro_batch_size;
+  training.dp_degree = out.dp_degree;
   out.micro_batch_num = resolve_micro_batch_num(training, PipelineSpec{}, d);
   if (!out.micro_batch_num && !d.errors().empty()) {
     const Diagnostic& e = d.errors().front();
