@@ -144,8 +144,10 @@ test('a balance gives its best plan so far while it goes on, and its answer is u
 
 test('WorkSession runs a search in slices with the same progress shape: candidates done of the space', () => {
   // pp 1, 2 and 4 with 16 micro batches under 1f1b: three combinations, each of which runs (16 >= every pp).
+  // Each candidate's balance gets time to finish, so that the two runs compared below find the same plans
+  // on a busy machine too (a balance cut by its clock may stop at another plan).
   const searched = JSON.stringify({ ...JSON.parse(request), pipeline: undefined,
-    search: { pp_degree: [1, 2, 4], micro_batch_num: [16], schedule: ['1f1b'] } });
+    search: { pp_degree: [1, 2, 4], micro_batch_num: [16], schedule: ['1f1b'], candidate_time_ms: 60000 } });
   const session = new engine.WorkSession('search', searched);
   try {
     assert.equal(session.error(), '');
