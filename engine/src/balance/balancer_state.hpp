@@ -61,7 +61,7 @@ struct Balancer::Impl {
         price(problem),
         suffix(problem, recompute, frontiers, bounds, price),
         threshold(problem, recompute, bounds),
-        search(problem, recompute, frontiers, bounds, suffix, price, budget),
+        search(problem, recompute, frontiers, bounds, suffix, budget),
         counts(problem) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
