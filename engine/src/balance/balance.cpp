@@ -10,22 +10,27 @@
 
 namespace ppb {
 
+// In the order they run: whether any plan fits (one chunk per stage); the suffix bound, each stage's
+// recompute exact, or without frontiers when that cannot finish; the table's own plan; single moves
+// from the best plan; one chunk per stage, whether any plan can beat the best; the branch and bound
+// over stage ends; and for a long search, the bound the threshold tests can prove, pairs of moves and,
+// on alike layers, the count search's proof.
 const Balancer::Impl::PhaseEntry Balancer::Impl::kPhases[] = {
-    {"least over", &Impl::least_over_step},              // whether any plan fits (one chunk per stage)
-    {"exact bound table", &Impl::exact_table_step},      // the suffix bound, each stage's recompute exact
-    {"relaxed bound table", &Impl::relaxed_table_step},  // the same without frontiers, if that did not finish
-    {"incumbents", &Impl::incumbents_step},              // the table's own plan
-    {"local search", &Impl::local_search_step},          // single moves from the best plan
-    {"threshold test", &Impl::threshold_step},           // one chunk per stage: can any plan beat the best?
-    {"search", &Impl::search_step},                      // the branch and bound over stage ends
-    {"threshold bisection", &Impl::bisection_step},      // a long search: the bound it can prove
-    {"local search", &Impl::pair_moves_step},            // a long search: pairs of moves
-    {"count search", &Impl::counts_step},                // a long search on alike layers: the proof
+    {"least over", [](Impl& b) { return b.least_over_step(); }},
+    {"exact bound table", [](Impl& b) { return b.exact_table_step(); }},
+    {"relaxed bound table", [](Impl& b) { return b.relaxed_table_step(); }},
+    {"incumbents", [](Impl& b) { return b.incumbents_step(); }},
+    {"local search", [](Impl& b) { return b.local_search_step(); }},
+    {"threshold test", [](Impl& b) { return b.threshold_step(); }},
+    {"search", [](Impl& b) { return b.search_step(); }},
+    {"threshold bisection", [](Impl& b) { return b.bisection_step(); }},
+    {"local search", [](Impl& b) { return b.pair_moves_step(); }},
+    {"count search", [](Impl& b) { return b.counts_step(); }},
 };
 
 void Balancer::Impl::run_phases() {
   while (phase != Phase::done)
-    if (!(this->*kPhases[static_cast<int>(phase)].step)()) return;  // the slice ended
+    if (!kPhases[static_cast<int>(phase)].step(*this)) return;  // the slice ended
 }
 
 // The search pauses, once it has run kLongSearchNodes nodes without ending, for the phases only a

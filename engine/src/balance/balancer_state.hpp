@@ -87,7 +87,7 @@ struct Balancer::Impl {
   bool counts_step();
   struct PhaseEntry {
     const char* name;  // as BalancePhase names it
-    bool (Impl::*step)();
+    bool (*step)(Impl&);
   };
   static const PhaseEntry kPhases[static_cast<int>(Phase::done)];
   // Starts the branch and bound, to pause after a number of nodes for the phases that only a long
