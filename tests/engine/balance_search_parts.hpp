@@ -50,7 +50,7 @@ struct SearchParts {
     suffix = std::make_unique<balancer::SuffixBound>(problem, *recompute, *frontiers, bounds, price);
     suffix->clear();
     if (sliced) budget.end_slice();
-    search = std::make_unique<balancer::BranchAndBound>(problem, *recompute, *frontiers, bounds, *suffix, price, budget,
+    search = std::make_unique<balancer::BranchAndBound>(problem, *recompute, *frontiers, bounds, *suffix, budget,
                                                         whole_after);
     search->start(0);
   }

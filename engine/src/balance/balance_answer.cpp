@@ -76,7 +76,7 @@ std::string why_inexact(const BalanceProblem& problem, const StageRecompute& rec
 // still open, whichever is higher; at most the best time.
 double Balancer::Impl::proven_bound() const {
   const double best = std::min(search.best_time(), counts.best_time());
-  const double bound = std::max(table_bound, search.open_bound());
+  const double bound = std::max(handed.table_bound, search.open_bound());
   return std::min(counts.started() ? std::max(bound, counts.open_bound()) : bound, best);
 }
 
@@ -97,7 +97,7 @@ void Balancer::Impl::finish(Stop stop) {
                                       search.best_choices().empty() ? nullptr : &search.best_choices());
     // The count search's proof is its own: its rows are exact for every plan (it applies only where
     // the memory charged is the estimate's) and it reads no frontier.
-    if (count_done) {
+    if (handed.count_done) {
       // Its lower bound is the cutoff's, or that of a node it closed to its programs' rounding (within
       // 10^-7 of the best time).
       result.lower_bound_ms = std::min(best / (1.0 + options.tolerance), counts.open_bound());
@@ -130,7 +130,7 @@ void Balancer::Impl::finish(Stop stop) {
       result.lower_bound_ms = std::max(0.0, (budget_hit ? proven_bound() : best / (1.0 + options.tolerance)) - slack);
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
-    result.notes = why_not_exact(table, budget.hit());
+    result.notes = why_not_exact(handed.table, budget.hit());
     if (!model_exact) result.notes.push_back(inexact);
     if (slack > 0) {
       char text[160];
@@ -147,9 +147,9 @@ void Balancer::Impl::finish(Stop stop) {
   } else {
     // Here the search either ran out of budget or was stopped, or, with several chunks per stage
     // (no least-over plan), ruled every plan out.
-    result.plan = least_over_plan(problem, over ? over->ends : problem.even_ends());
-    const std::string which = over ? "this is the plan that exceeds it least"
-                                   : "this is the even split with the most activation-saving recompute";
+    result.plan = least_over_plan(problem, handed.over ? handed.over->ends : problem.even_ends());
+    const std::string which = handed.over ? "this is the plan that exceeds it least"
+                                          : "this is the even split with the most activation-saving recompute";
     if (stop == Stop::running)
       result.notes.push_back(stopped_text(stop) + " and has not found a plan that fits the memory limit yet; " + which);
     else if (stopped)
@@ -162,13 +162,8 @@ void Balancer::Impl::finish(Stop stop) {
 }
 
 BalanceProgress Balancer::Impl::progress() const {
-  // In the order of Phase.
-  static const char* const names[] = {
-      "least over", "exact bound table",   "relaxed bound table", "incumbents",   "local search", "threshold test",
-      "search",     "threshold bisection", "local search",        "count search", "done"};
-  static_assert(sizeof names / sizeof names[0] == static_cast<std::size_t>(Phase::done) + 1);
   BalanceProgress out;
-  out.phase = names[static_cast<int>(phase)];
+  out.phase = phase == Phase::done ? "done" : kPhases[static_cast<int>(phase)].name;
   out.nodes = budget.nodes();
   out.simulations = search.simulations() + counts.simulations();
   out.finished = phase == Phase::done;

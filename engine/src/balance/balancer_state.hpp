@@ -37,6 +37,7 @@ Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends
 using namespace balancer;
 
 struct Balancer::Impl {
+  // In the order they run; kPhases (balance.cpp) has each one's name and step.
   enum class Phase {
     least_over,
     exact_table,
@@ -60,7 +61,7 @@ struct Balancer::Impl {
         price(problem),
         suffix(problem, recompute, frontiers, bounds, price),
         threshold(problem, recompute, bounds),
-        search(problem, recompute, frontiers, bounds, suffix, price, budget),
+        search(problem, recompute, frontiers, bounds, suffix, budget),
         counts(problem) {
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
@@ -70,18 +71,31 @@ struct Balancer::Impl {
       phase = Phase::exact_table;
   }
 
+  // Runs the phases from `phase` on until the balance is done or the slice ends.
   void run_phases();
-  // A search that has not ended within kBisectAfterNodes nodes pauses for the threshold bisection and
-  // the local search's pairs of moves, when either is to run (bisect_pending is set before).
-  // Where every movable layer is alike, the count search takes over instead (count_pending).
-  void pause_long_search() {
-    pairs_pending = search.pairs_apply();
-    count_pending = counts.applies();
-    if (count_pending)
-      search.pause_at(budget.nodes() + (problem.V == problem.pp ? kBisectAfterNodes : kCountAfterNodes));
-    else if (bisect_pending || pairs_pending)
-      search.pause_at(budget.nodes() + kBisectAfterNodes);
-  }
+  // The phases: each runs until it ends (true, `phase` then names the next) or the slice ends (false,
+  // the next slice calls it again).
+  bool least_over_step();
+  bool exact_table_step();
+  bool relaxed_table_step();
+  bool incumbents_step();
+  bool local_search_step();
+  bool threshold_step();
+  bool search_step();
+  bool bisection_step();
+  bool pair_moves_step();
+  bool counts_step();
+  struct PhaseEntry {
+    const char* name;  // as BalancePhase names it
+    bool (*step)(Impl&);
+  };
+  static const PhaseEntry kPhases[static_cast<int>(Phase::done)];
+  // Starts the branch and bound, to pause after a number of nodes for the phases that only a long
+  // search needs (handed.after_pause).
+  void start_search(bool bisect);
+  // Goes on after a phase the search paused for: to the next such phase, or back to the search.
+  void resume_search();
+
   // How the balance ends: at its end, or before it (stopped, cancelled, or still running and asked
   // for its best plan so far).
   enum class Stop { none, stopped, cancelled, running };
@@ -102,8 +116,8 @@ struct Balancer::Impl {
   [[nodiscard]] BalanceProgress progress() const;
   [[nodiscard]] double proven_bound() const;
   // Records the phase that starts (once) and the one that ends.
-  void open_phase(const char* name) {
-    if (!record) record = BalancePhase{name, budget.elapsed_ms(), 0, false};
+  void open_phase() {
+    if (!record) record = BalancePhase{kPhases[static_cast<int>(phase)].name, budget.elapsed_ms(), 0, false};
   }
   void close_phase(bool complete) {
     record->end_ms = budget.elapsed_ms();
@@ -123,31 +137,29 @@ struct Balancer::Impl {
   BranchAndBound search;
   CountSearch counts;
   std::optional<LeastOverSweep> sweep;
-  std::optional<LeastOver> over;  // the plan over the limit by the least, when known
   Phase phase = Phase::least_over;
-  Table table = Table::exact;
-  double half_ms = 0;             // the end of the exact table's share of the budget
-  double local_until_ms = 0;      // the end of the local search's share
-  bool early_incumbents = false;  // the even split (or the least-over plan) was tried before the tables
-  double table_bound = 0;         // what the tables prove of every plan: suffix(0, 0), raised by the threshold tests
-  // The threshold tests: every plan is at least `below`; some plan's stage bounds are all under `above`;
-  // whether the bisection is still to run; its tests done, the end of its share of the budget, and
-  // whether the test running is the one at the cut.
-  static constexpr std::int64_t kBisectAfterNodes = 20'000;
-  double below = 0, above = kInf;
-  bool bisect_pending = false;
-  // Whether the local search's pairs of moves are still to run (once the search has not ended within
-  // kBisectAfterNodes nodes).
-  bool pairs_pending = false;
-  // Whether the count search is to run (once the search has not ended within kCountAfterNodes nodes
-  // with several chunks per stage, where the search's bounds are weakest, or kBisectAfterNodes with
-  // one), and whether it closed every node.
-  static constexpr std::int64_t kCountAfterNodes = 2'000;
-  bool count_pending = false, count_done = false;
-  int tests = 0;
-  double threshold_until_ms = 0;
-  bool final_test = false;
   std::optional<BalancePhase> record;  // the phase running
+  double until_ms = 0;                 // the end of the running phase's share of the budget
+  int tests = 0;                       // the bisection's threshold tests so far
+  bool final_test = false;             // the bisection's test running is the last, at the cut
+
+  // What the phases hand on to those after them and to the answer.
+  struct HandOver {
+    std::optional<LeastOver> over;  // the plan over the limit by the least, when known
+    bool tried_even = false;        // the even split (or the least-over plan) was tried before the tables
+    Table table = Table::exact;     // the suffix table the search has
+    double table_bound = 0;         // what the tables prove of every plan: suffix(0, 0), raised by threshold tests
+    // The threshold tests: every plan is at least `below`; some plan's stage bounds are all under `above`.
+    double below = 0, above = kInf;
+    // The phases a search that has not ended within a number of nodes pauses for, in the order they
+    // run (the count search first: when it closes every node, the balance is done).
+    std::vector<Phase> after_pause;
+    bool count_done = false;  // the count search closed every node
+  } handed;
+  // A search pauses after kLongSearchNodes nodes (kCountAfterNodes for the count search with several
+  // chunks per stage, where the search's bounds are weakest).
+  static constexpr std::int64_t kLongSearchNodes = 20'000;
+  static constexpr std::int64_t kCountAfterNodes = 2'000;
   BalanceResult result;
 };
 

@@ -9,15 +9,14 @@
 namespace ppb::balancer {
 
 BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-                               StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price,
-                               Budget& budget, std::int64_t whole_after_nodes)
+                               StageBounds& bounds, const SuffixBound& suffix, Budget& budget,
+                               std::int64_t whole_after_nodes)
     : p_(problem),
       recompute_(recompute),
       frontiers_(frontiers),
       bounds_(bounds),
       suffix_(suffix),
       budget_(budget),
-      price_(price),
       program_(schedule_program(p_.shape)),  // built once, not at every simulation
       replay_(p_.shape, program_, p_.tail),
       whole_after_nodes_(whole_after_nodes) {
@@ -255,12 +254,7 @@ void BranchAndBound::expand(Frame& f) {
       }
       ranges.pop_back();
       if (!fits_memory || std::max(bound, term.growing) >= cut()) break;  // only grows with b
-      double rest = water_level(b, completes ? -1.0 : term.strong);
-      if (price_.active()) {
-        double current = std::nan("");
-        if (!completes) current = term.strong;
-        rest = std::max(rest, priced_level(b, a, current));
-      }
+      const double rest = water_level(b, completes ? -1.0 : term.strong);
       double priority = std::max({bound, term.strong, rest});
       if (whole_ready_) {
         const double whole = whole_base + whole_->range(v, a, b) + whole_->rest(v + 1, b);

@@ -13,7 +13,6 @@
 #include "balance_budget.hpp"
 #include "plan_replay.hpp"
 #include "ppb/simulate/simulate.hpp"
-#include "recompute_price.hpp"
 #include "stage_bounds.hpp"
 #include "stage_recompute.hpp"
 #include "suffix_bound.hpp"
@@ -26,7 +25,7 @@ class BranchAndBound {
  public:
   // The whole-plan bound is built once the search has visited `whole_after_nodes` nodes.
   BranchAndBound(const BalanceProblem& problem, StageRecompute& recompute, FrontierCache& frontiers,
-                 StageBounds& bounds, const SuffixBound& suffix, const RecomputePrice& price, Budget& budget,
+                 StageBounds& bounds, const SuffixBound& suffix, Budget& budget,
                  std::int64_t whole_after_nodes = kWholeAfterNodes);
 
   // Simulates a plan given by its stage ends (an incumbent), when every stage fits.
@@ -130,7 +129,6 @@ class BranchAndBound {
   [[nodiscard]] double work(int x, int y) const;
   void levels(int v);
   [[nodiscard]] double water_level(int b, double current);
-  [[nodiscard]] double priced_level(int b, int a, double current) const;
   // Simulates costs_; true when it is the best plan so far.
   bool simulate_costs();
   void evaluate(const std::vector<Ranges>& ranges);
@@ -166,18 +164,6 @@ class BranchAndBound {
   // levels(): each stage's own-work bound so far, whether it takes a chunk after the current one, and
   // the sorted bounds of the other stages that do.
   std::vector<double> level_, others_, filling_;
-  // levels(): with prices on memory, each open stage's lines: its bound when it takes work x more
-  // is at least level + rate x m x x for each (docs/ppb.md, bounds for every schedule, 4). The
-  // stages started (and the plain water filling of every open stage), those not started yet (their
-  // fill is added per end), and the current stage's known chunks at each price.
-  const RecomputePrice& price_;
-  struct Line {
-    int stage;
-    double level, rate;
-  };
-  std::vector<Line> lines_, unstarted_lines_, now_lines_;
-  mutable std::vector<Line> filling_lines_;
-  std::vector<std::vector<double>> priced_;  // per stage and price: charges of the chunks before v
   std::vector<char> open_;
   std::vector<int> unstarted_;  // stages whose chunk 0 comes after the current virtual stage
   int v_ = 0;                   // the current virtual stage

@@ -1,4 +1,4 @@
-// Prices on memory per physical stage. See recompute_price.hpp.
+// Prices on memory per physical stage, one chunk per stage. See recompute_price.hpp.
 #include "recompute_price.hpp"
 
 #include <algorithm>
@@ -27,8 +27,7 @@ double RecomputePrice::priced(int i, double price, double count) const {
   return least + price * l.static_mib();
 }
 
-RecomputePrice::RecomputePrice(const BalanceProblem& problem)
-    : p_(problem), vpp_(problem.shape.vpp_degree), m_(problem.m) {
+RecomputePrice::RecomputePrice(const BalanceProblem& problem) : p_(problem), m_(problem.m) {
   const int pp = p_.pp, L = p_.L;
   prices_.assign(static_cast<std::size_t>(pp), 0);
   std::vector<double> work(static_cast<std::size_t>(L));
@@ -40,7 +39,7 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem)
     work[static_cast<std::size_t>(i)] = w;
     work_ok = work_ok && w >= 0;
   }
-  if (!(p_.limit < kInf) || !work_ok || p_.options.recompute_options.empty() ||
+  if (p_.V != pp || !(p_.limit < kInf) || !work_ok || p_.options.recompute_options.empty() ||
       static_cast<double>(p_.V) * kMaxPrices * (L + 1) > kMaxCells)
     return;
   // Each stage's prices and count vectors: the best Lagrangian bound of its recompute on the even
@@ -54,15 +53,12 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem)
       double best = 0, best_price = 0;
       std::vector<double> best_counts;
       for (const std::vector<double>& k : p_.peaks[static_cast<std::size_t>(s)]) {
-        // The layers of stage s's chunks, each grown from its even-split start, with its chunk's count.
+        // The layers of stage s, grown from its even-split start, with the count of micro batches held.
         std::vector<std::pair<int, double>> layers;
-        for (int c = 0; c < vpp_; ++c) {
-          const int v = p_.virtual_of(s, c);
-          const int a = v == 0 ? 0 : ends[static_cast<std::size_t>(v) - 1];
-          const int n = ends[static_cast<std::size_t>(v)] - a;
-          const int b = std::min(L, a + static_cast<int>(std::ceil(grow * n)));
-          for (int i = a; i < b; ++i) layers.emplace_back(i, k[static_cast<std::size_t>(c)]);
-        }
+        const int a = s == 0 ? 0 : ends[static_cast<std::size_t>(s) - 1];
+        const int size = ends[static_cast<std::size_t>(s)] - a;
+        const int b = std::min(L, a + static_cast<int>(std::ceil(grow * size)));
+        for (int i = a; i < b; ++i) layers.emplace_back(i, k[0]);
         // The dual is concave and piecewise linear in the price, bending only where a layer's cheapest
         // option changes: where two options' extra + price x count x activation meet.
         std::vector<double> tried;
@@ -104,26 +100,18 @@ RecomputePrice::RecomputePrice(const BalanceProblem& problem)
   }
   if (!active_) return;
   const double m = p_.m;
-  charged_.assign(static_cast<std::size_t>(p_.V) * kMaxPrices, {});
+  charged_.assign(static_cast<std::size_t>(pp) * kMaxPrices, {});
   rebate_.assign(static_cast<std::size_t>(pp) * kMaxPrices, 0);
-  rate_.assign(static_cast<std::size_t>(p_.V) * kMaxPrices, 1);
   for (int s = 0; s < pp; ++s) {
     const auto& mine = chosen[static_cast<std::size_t>(s)];
     for (int j = 0; j < static_cast<int>(mine.size()); ++j) {
       const auto& [y, counts] = mine[static_cast<std::size_t>(j)];
-      rebate_[static_cast<std::size_t>(s) * kMaxPrices + static_cast<std::size_t>(j)] = m * y * p_.limit_for(s);
-      for (int c = 0; c < vpp_; ++c) {
-        const double n = counts[static_cast<std::size_t>(c)];
-        std::vector<double>& prefix = charged_[index(s, c, j)];
-        prefix.assign(static_cast<std::size_t>(L) + 1, 0);
-        double rate = kInf;
-        for (int i = 0; i < L; ++i) {
-          const double w = work[static_cast<std::size_t>(i)];
-          const double charge = w + priced(i, y, n);
-          prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + m * charge;
-          if (w > 0) rate = std::min(rate, charge / w);
-        }
-        rate_[index(s, c, j)] = rate < kInf ? rate : 1;
+      rebate_[index(s, j)] = m * y * p_.limit_for(s);
+      std::vector<double>& prefix = charged_[index(s, j)];
+      prefix.assign(static_cast<std::size_t>(L) + 1, 0);
+      for (int i = 0; i < L; ++i) {
+        const double charge = work[static_cast<std::size_t>(i)] + priced(i, y, counts[0]);
+        prefix[static_cast<std::size_t>(i) + 1] = prefix[static_cast<std::size_t>(i)] + m * charge;
       }
     }
   }
