@@ -29,6 +29,7 @@ void read_zero_bubble_costs(FieldReader& f, Layer& layer, Diagnostics& d) {
   };
   layer.weight_activation_mib =
       part_of(f.number("weight_activation_mib"), "weight_activation_mib", layer.activation_mib, "activation_mib");
+  layer.flops = f.number("flops", {.max = limits::max_flops});
   layer.forward_comm_ms =
       part_of(f.number("forward_comm_ms"), "forward_comm_ms", layer.forward_ms, "forward_ms").value_or(0);
   layer.backward_comm_ms =
@@ -240,6 +241,7 @@ ParsedModel parse_model(const json& document, const std::string& path, const Byt
             "format " + quoted_input(*format) + " is not supported; this engine reads \"ppb.model.v1\".");
   model.name = f.string("name").value_or("");
   f.allow({"total_params", "mtp_params"});  // written by the transformer generator, informational here
+  model.device_tokens_per_micro_batch = f.number("device_tokens_per_micro_batch", {.min_exclusive = true});
   // The bytes a device holds per parameter, as the generator writes them: they apply where the
   // request states no training state of its own (request_reader.cpp).
   for (const char* key : {"bytes_per_param", "expert_bytes_per_param"}) {

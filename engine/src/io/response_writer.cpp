@@ -46,6 +46,9 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
   r["bubble"] = {
       {"fraction", e.bubble_fraction}, {"span_fraction", e.bubble_span_fraction}, {"per_stage_ms", per_stage}};
   r["imbalance"] = {{"max_over_mean", e.imbalance_max_over_mean}, {"max_minus_min_ms", e.imbalance_max_minus_min_ms}};
+  r["mfu"] = e.mfu ? json(*e.mfu) : json(nullptr);
+  r["tokens_per_second_per_device"] =
+      e.tokens_per_second_per_device ? json(*e.tokens_per_second_per_device) : json(nullptr);
   r["stage_partition"] = stage_partition_of(plan);
   r["stage_layers"] = plan.stage_layers;
   r["layer_offset"] = layer_offset_of(plan, model);

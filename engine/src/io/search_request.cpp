@@ -243,12 +243,8 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
                 "with training.world_size, micro_batch_num follows from the global batch and dp_degree; the list is "
                 "ignored.");
     if (global_batch_size)
-      space.cluster = SearchCluster{*world,
-                                    tp,
-                                    cp,
-                                    *global_batch_size,
-                                    request.training.micro_batch_size.value_or(1),
-                                    space.expert_tp_degree};
+      space.cluster = SearchCluster{
+          *world, tp, cp, *global_batch_size, request.training.micro_batch_size.value_or(1), space.expert_tp_degree};
   }
   return space;
 }

@@ -50,10 +50,20 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
               {"feasible", c.feasible}};
   if (!c.feasible) out["reasons"] = c.reasons;
   if (!c.figures) {
-    static const char* const figures_of_a_plan[] = {
-        "step_time_ms", "time_per_sample_ms", "peak_mib",         "bubble_fraction",          "imbalance",
-        "plan",         "proven_optimal",     "within_tolerance", "throughput_samples_per_s", "even_split",
-        "gain_ms",      "gain_note"};
+    static const char* const figures_of_a_plan[] = {"step_time_ms",
+                                                    "time_per_sample_ms",
+                                                    "peak_mib",
+                                                    "bubble_fraction",
+                                                    "imbalance",
+                                                    "plan",
+                                                    "proven_optimal",
+                                                    "within_tolerance",
+                                                    "throughput_samples_per_s",
+                                                    "even_split",
+                                                    "gain_ms",
+                                                    "gain_note",
+                                                    "mfu",
+                                                    "tokens_per_second_per_device"};
     for (const char* key : figures_of_a_plan) out[key] = nullptr;
     return out;
   }
@@ -67,6 +77,9 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
   out["proven_optimal"] = f.proven_optimal;
   out["within_tolerance"] = f.within_tolerance ? json(*f.within_tolerance) : json(nullptr);
   out["throughput_samples_per_s"] = f.throughput_samples_per_s;
+  out["mfu"] = f.mfu ? json(*f.mfu) : json(nullptr);
+  out["tokens_per_second_per_device"] =
+      f.tokens_per_second_per_device ? json(*f.tokens_per_second_per_device) : json(nullptr);
   out["even_split"] = f.even_split ? json{{"step_time_ms", f.even_split->step_time_ms},
                                           {"feasible", f.even_split->feasible},
                                           {"peak_mib", f.even_split->peak_mib}}

@@ -64,6 +64,9 @@ struct Emitter {
     if (count != 1) out["count"] = count;
     if (pin) out["pin"] = pin;
     out["forward_ms"] = checked(forward_ms);
+    const double flops = 2 * l.active_params * x.tokens + l.core_flops;
+    if (!(flops <= limits::max_flops)) too_large = true;
+    out["flops"] = flops;
     out["backward_ms"] = checked(backward_ms);
     out["weight_backward_ms"] = checked(weight_backward_ms);
     if (c.forward_ms > 0) out["forward_comm_ms"] = checked(c.forward_ms);
@@ -148,6 +151,7 @@ std::optional<json> transformer_model(const json& request, Diagnostics& d) {
                   {"grads", m.bytes_per_param.grads},
                   {"optimizer", m.bytes_per_param.optimizer}}},
                 {"total_params", static_cast<std::int64_t>(std::llround(total))},
+                {"device_tokens_per_micro_batch", x.b * x.s / (x.t * x.c)},
                 {"layers", layers}};
   if (m.num_experts > 0)
     document["expert_bytes_per_param"] = {{"weights", m.expert_bytes_per_param.weights},

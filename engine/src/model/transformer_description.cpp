@@ -272,8 +272,9 @@ void check_parallel_rules(const Description& m, const ReadOk& ok, Diagnostics& d
   const std::int64_t et = m.expert_tp_degree;
   if (et > 1 && m.num_experts > 0 && ok.expert_ffn && m.expert_ffn_hidden_size % et != 0) {
     if (!ffn_problem.empty()) ffn_problem += "; ";
-    ffn_problem += "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) + " is not divisible by expert_tp_degree " +
-                   str(et) + " (experts are split over their tensor-parallel ranks too; expert_tp_degree is tp_degree "
+    ffn_problem += "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) +
+                   " is not divisible by expert_tp_degree " + str(et) +
+                   " (experts are split over their tensor-parallel ranks too; expert_tp_degree is tp_degree "
                    "unless stated)";
   }
   if (!ffn_problem.empty()) d.error("FFN_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree", ffn_problem + ".");

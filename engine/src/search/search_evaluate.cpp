@@ -64,8 +64,9 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
     held_here = problem.model;
     const StateRule& rule = *problem.state_rule;
     const std::int64_t group = *combination.dp_degree * rule.cp_degree;
-    held_here->set_bytes_per_param(held_bytes_per_param(rule.unsharded, rule.sharding, group),
-                                   held_bytes_per_param(rule.unsharded, rule.sharding, expert_shard_group(rule, group)));
+    held_here->set_bytes_per_param(
+        held_bytes_per_param(rule.unsharded, rule.sharding, group),
+        held_bytes_per_param(rule.unsharded, rule.sharding, expert_shard_group(rule, group)));
   }
   const Model& model = held_here ? *held_here : problem.model;
   BalanceOptions options;
@@ -94,6 +95,8 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   f.proven_optimal = found.proven_optimal;
   f.within_tolerance = found.within_tolerance;
   f.throughput_samples_per_s = samples / (e.step_time_ms / 1000.0);
+  f.mfu = e.mfu;
+  f.tokens_per_second_per_device = e.tokens_per_second_per_device;
   f.none_fits_proven = balance_proves_none_fits(found);
   // The even split without recompute, when that plan is valid.
   Plan even(shape);

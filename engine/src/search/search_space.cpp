@@ -95,8 +95,8 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           else
             batches.push_back({*share.micro_batch_num, share.dp_degree});
         } else {
-          if (space.dp_degree && !experts_divide(*space.dp_degree, space.tp_degree, space.cp_degree,
-                                                 space.ep_degree, space.expert_tp_degree))
+          if (space.dp_degree && !experts_divide(*space.dp_degree, space.tp_degree, space.cp_degree, space.ep_degree,
+                                                 space.expert_tp_degree))
             skip = "dp_degree is not divisible by ep_degree";
           else
             for (std::int64_t m : space.micro_batch_nums) batches.push_back({m, space.dp_degree});

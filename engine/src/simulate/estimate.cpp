@@ -87,6 +87,17 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   const double mean = std::accumulate(compute.begin(), compute.end(), 0.0) / static_cast<double>(compute.size());
   out.imbalance_max_over_mean = mean > 0 ? *hi / mean : 1.0;
   out.imbalance_max_minus_min_ms = *hi - *lo;
+  const double m = static_cast<double>(plan.micro_batch_num), step_s = out.step_time_ms / 1000.0;
+  bool all_flops = true;
+  double flops = 0;
+  for (const Layer& layer : model.layers) {
+    all_flops = all_flops && layer.flops.has_value();
+    flops += layer.flops.value_or(0);
+  }
+  if (all_flops && device.peak_tflops && step_s > 0)
+    out.mfu = 3 * flops * m / (plan.pp_degree * *device.peak_tflops * 1e12 * step_s);
+  if (model.device_tokens_per_micro_batch && step_s > 0)
+    out.tokens_per_second_per_device = *model.device_tokens_per_micro_batch * m / (plan.pp_degree * step_s);
   return out;
 }
 

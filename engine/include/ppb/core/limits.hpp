@@ -20,6 +20,7 @@ inline constexpr std::int64_t max_json_values = 4'000'000;
 inline constexpr std::int64_t max_layers = 100'000;        // expanded layers (LAYER_LIMIT)
 inline constexpr std::int64_t max_recompute_options = 32;  // distinct option names (RECOMPUTE_OPTION_LIMIT)
 inline constexpr double max_quantity = 1e12;               // any ms, MiB, GB/s or bytes figure (TOO_LARGE)
+inline constexpr double max_flops = 1e21;                  // a layer's flops per micro batch (TOO_LARGE)
 inline constexpr std::int64_t max_name_length = 1'000;     // names and option names (TOO_LONG)
 
 // ---- the plan

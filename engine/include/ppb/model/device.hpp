@@ -11,6 +11,7 @@ struct Device {
   double reserved_mib = 0;                  // framework, workspace, fragmentation
   std::optional<double> p2p_bandwidth_gbs;  // none: transfers cost only their latency
   double p2p_latency_ms = 0;
+  std::optional<double> peak_tflops;  // dense bf16 peak: with the layers' flops, the plan's MFU
 };
 
 // Time to send `send_mib` over the device's point-to-point link: the latency plus the size over

@@ -51,6 +51,9 @@ struct Layer {
   double forward_comm_ms = 0;   // communication inside forward_ms (an F&B pair can hide it)
   double backward_comm_ms = 0;  // communication inside backward_ms
   double send_mib = 0;          // output size per micro batch when a stage boundary follows
+  // Model FLOPs of the forward per micro batch on one device (the backward counts twice as many);
+  // none: not stated, and the plan's MFU is not known.
+  std::optional<double> flops;
   // Indexed like Model::recompute_options; empty where the layer does not offer that option.
   std::vector<std::optional<RecomputeCost>> recompute;
   int entry = 0;                          // index of the document entry this layer was expanded from
@@ -66,6 +69,9 @@ struct Model {
   std::vector<std::string> component_names;    // every outside component named by some layer
   int pinned_first = 0;                        // layers [0, pinned_first) are pinned to the first virtual stage
   int pinned_last = 0;                         // the last pinned_last layers are pinned to the last virtual stage
+  // Tokens of one micro batch over the devices that share each stage's work on it (tp x cp): with
+  // it a plan's tokens per second per device are known.
+  std::optional<double> device_tokens_per_micro_batch;
 
   [[nodiscard]] int layer_count() const { return static_cast<int>(layers.size()); }
   [[nodiscard]] int body_count() const { return layer_count() - pinned_first - pinned_last; }

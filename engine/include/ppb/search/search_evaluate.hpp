@@ -55,6 +55,8 @@ struct CandidateFigures {
   // Samples per second: micro_batch_num x micro_batch_size x dp_degree (1 when not known: then of
   // one pipeline) per step.
   double throughput_samples_per_s = 0;
+  std::optional<double> mfu;  // as the estimate's (estimate.hpp)
+  std::optional<double> tokens_per_second_per_device;
   std::optional<EvenSplitFigures> even_split;  // none when it would leave a virtual stage empty
   // Even split step time less this one, only where the even split fits; otherwise gain_note says why not.
   std::optional<double> gain_ms;

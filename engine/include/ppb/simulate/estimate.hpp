@@ -73,6 +73,12 @@ struct Estimate {
   double bubble_span_fraction = 0;     // (span_ms - the busiest stage's busy time) / span_ms
   double imbalance_max_over_mean = 1;  // of per-micro-batch stage compute (forward + backward + recompute)
   double imbalance_max_minus_min_ms = 0;
+  // Model FLOPs utilisation: the step's model FLOPs (3 x every layer's forward flops x micro batches,
+  // recompute not counted) over pp_degree devices at device.peak_tflops for the step time; none
+  // when a layer states no flops or the device no peak. Tokens per second per device from the
+  // model's device_tokens_per_micro_batch.
+  std::optional<double> mfu;
+  std::optional<double> tokens_per_second_per_device;
   std::vector<StageEstimate> stages;
   std::vector<Violation> violations;
   SimulationResult simulation;
