@@ -247,6 +247,7 @@ const PARSERS = {
   'hf_config.cpp': ['hf_config'],
   'export_command.cpp': ['export'],
   'cluster_command.cpp': ['training', 'pipeline'],
+  'device_presets.cpp': ['device'],
 };
 
 // Sources that read no request field (they take parsed values, or write responses).
@@ -256,7 +257,7 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'tra
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
                      'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
                      'simulate.cpp', 'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'transformer.cpp',
-                     'transformer_formulas.cpp', 'version.cpp',
+                     'transformer_formulas.cpp', 'transformer_comm.cpp', 'version.cpp',
                      'megatron_layout.cpp',  // parses a string request_reader.cpp reads
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',

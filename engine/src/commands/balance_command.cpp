@@ -244,7 +244,7 @@ struct BalanceSession::Impl {
 BalanceSession::BalanceSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    auto document = parse_json_text(request_json, impl_->in.diagnostics);
+    auto document = detail::read_request_text(request_json, impl_->in.diagnostics);
     if (!document || !detail::read_balance_request(*document, impl_->in)) {
       impl_->error = detail::invalid(impl_->in.diagnostics);
       return;

@@ -19,6 +19,9 @@ namespace ppb::detail {
 CommandOutput ok_response(const std::string& command, nlohmann::json result, const Diagnostics& diagnostics);
 // {"ok": false, "errors": [...]}, exit status 2.
 CommandOutput invalid(const Diagnostics& diagnostics);
+// A request's text as JSON, checked (size, depth, value count, number range) and with its
+// device.preset's figures filled in (device_presets.hpp): how every command reads its request.
+std::optional<nlohmann::json> read_request_text(std::string_view text, Diagnostics& diagnostics);
 // When the request arrived: a command with a time budget (balance, search) counts the time spent
 // reading the request against it, so that the budget covers the whole command.
 class RequestClock {

@@ -3,6 +3,7 @@
 #include "ppb/commands/commands.hpp"
 
 #include "command_support.hpp"
+#include "ppb/model/device_presets.hpp"
 
 #include <algorithm>
 #include <array>
@@ -30,6 +31,13 @@ CommandOutput ok_response(const std::string& command, json result, const Diagnos
   json out = {{"ok", true}, {"command", command}, {"result", std::move(result)}};
   if (!d.warnings().empty()) out["warnings"] = warnings_json(d);
   return {json_text(out), 0};
+}
+
+std::optional<json> read_request_text(std::string_view text, Diagnostics& d) {
+  auto document = parse_json_text(text, d);
+  if (document) apply_device_preset(*document, d);
+  if (!d.ok()) return std::nullopt;
+  return document;
 }
 
 CommandOutput invalid(const Diagnostics& d) {
@@ -63,7 +71,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
     }
     // Size, nesting depth and value count are checked before parsing (limits.hpp).
     Diagnostics d;
-    auto document = parse_json_text(request_json, d);
+    auto document = detail::read_request_text(request_json, d);
     if (!document) return detail::invalid(d);
     return it->second(std::move(*document), clock);
   } catch (...) {

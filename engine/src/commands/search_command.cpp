@@ -22,7 +22,7 @@ SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_un
   const detail::RequestClock clock;
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    auto document = parse_json_text(request_json, impl_->diagnostics);
+    auto document = detail::read_request_text(request_json, impl_->diagnostics);
     if (!document) {
       impl_->error = detail::invalid(impl_->diagnostics);
       return;

@@ -231,7 +231,7 @@ ParsedModel parse_model(const json& document, const std::string& path, const Byt
     d.error("FORMAT_UNKNOWN", f.at("format"),
             "format " + quoted_input(*format) + " is not supported; this engine reads \"ppb.model.v1\".");
   model.name = f.string("name").value_or("");
-  f.allow({"total_params"});  // written by the transformer generator, informational here
+  f.allow({"total_params", "mtp_params"});  // written by the transformer generator, informational here
   // The bytes a device holds per parameter, as the generator writes them: they apply where the
   // request states no training state of its own (request_reader.cpp).
   if (const json* held = f.object("bytes_per_param")) {

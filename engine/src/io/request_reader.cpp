@@ -174,7 +174,9 @@ void read_device(FieldReader& top, Device& device, Diagnostics& d) {
   const json* section = top.object("device");
   if (!section) return;
   FieldReader f(*section, "/device", d);
-  f.allow({"peak_tflops", "compute_efficiency"});  // the transformer generator's
+  // The transformer generator's, and the preset they came from (device_presets.hpp).
+  f.allow({"peak_tflops", "peak_tflops_fp8", "compute_efficiency", "gpus_per_node", "intra_node_gbs", "inter_node_gbs",
+           "preset"});
   device.memory_limit_mib = f.number("memory_limit_mib", {.min_exclusive = true});
   device.reserved_mib = f.number("reserved_mib").value_or(0);
   device.p2p_bandwidth_gbs = f.number("p2p_bandwidth_gbs", {.min_exclusive = true});

@@ -36,6 +36,33 @@ struct ReadOk {
   bool heads = false, groups = false, ffn = false, seq = false, expert_ffn = false;
 };
 
+// moe.layer_freq: Megatron-LM's --moe-layer-freq, an interval or one 0/1 per decoder layer.
+void read_layer_freq(FieldReader& moe, Description& m, Diagnostics& d) {
+  const json* freq = moe.get("layer_freq");
+  if (!freq) return;
+  const std::string path = moe.at("layer_freq");
+  if (freq->is_array()) {
+    if (static_cast<std::int64_t>(freq->size()) != m.num_layers) {
+      d.error("MOE_LAYER_FREQ_LENGTH", path,
+              "layer_freq lists " + str(static_cast<std::int64_t>(freq->size())) + " layers but the model has " +
+                  str(m.num_layers) + "; give one 1 (MoE) or 0 (dense) per decoder layer, or an interval.");
+      return;
+    }
+    m.moe_layer_pattern.clear();
+    for (std::size_t i = 0; i < freq->size(); ++i) {
+      const json& v = (*freq)[i];
+      if (!v.is_number_integer() || (v.get<std::int64_t>() != 0 && v.get<std::int64_t>() != 1)) {
+        d.error("TYPE_MISMATCH", path + "/" + std::to_string(i),
+                "each entry of layer_freq is 1 (a MoE layer) or 0 (a dense layer), not " + v.dump() + ".");
+        return;
+      }
+      m.moe_layer_pattern.push_back(v.get<std::int64_t>() == 1);
+    }
+  } else if (auto interval = moe.integer("layer_freq", {1, kMaxDimension})) {
+    m.moe_layer_interval = *interval;
+  }
+}
+
 void read_moe(FieldReader& t, Description& m, ReadOk& ok, Diagnostics& d) {
   const json* moe_json = t.object("moe");
   if (!moe_json) return;
@@ -46,6 +73,8 @@ void read_moe(FieldReader& t, Description& m, ReadOk& ok, Diagnostics& d) {
   const auto expert_ffn = moe.integer("expert_ffn_hidden_size", {0, kMaxDimension});
   const auto first_dense = moe.integer("first_dense_layers", {0, kMaxDimension});
   const auto shared = moe.integer("shared_experts", {0, kMaxDimension});
+  const auto shared_ffn = moe.integer("shared_expert_ffn_hidden_size", {1, kMaxDimension});
+  read_layer_freq(moe, m, d);
   m.num_experts = experts.value_or(0);
   if (m.num_experts == 0) return;  // a dense model; the other MoE fields do not apply
   if (!moe.get("top_k"))
@@ -67,6 +96,23 @@ void read_moe(FieldReader& t, Description& m, ReadOk& ok, Diagnostics& d) {
             "first_dense_layers is " + str(*first_dense) + " but the model has " + str(m.num_layers) +
                 " layers; give at most num_layers.");
   m.shared_experts = shared.value_or(0);
+  m.shared_expert_ffn_hidden_size = shared_ffn.value_or(m.expert_ffn_hidden_size);
+}
+
+// transformer.mla: the ranks and head widths of multi-head latent attention.
+void read_mla(FieldReader& t, Description& m, Diagnostics& d) {
+  const json* object = t.object("mla");
+  if (!object) return;
+  FieldReader f(object, t.at("mla"), d, kOwner);
+  Description::Mla mla;
+  mla.q_lora_rank = f.integer("q_lora_rank", {0, kMaxDimension}).value_or(0);
+  const IntegerRange width{1, kMaxDimension};
+  mla.kv_lora_rank = integer(f, "kv_lora_rank", width, "the rank of the compressed keys and values").value_or(1);
+  mla.qk_rope_head_dim = integer(f, "qk_rope_head_dim", width, "the width of each head's rotary part").value_or(1);
+  mla.qk_nope_head_dim =
+      integer(f, "qk_nope_head_dim", width, "the width of each head's part without rotary embedding").value_or(1);
+  mla.v_head_dim = integer(f, "v_head_dim", width, "the width of each value head").value_or(1);
+  m.mla = mla;
 }
 
 void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostics& d) {
@@ -82,6 +128,9 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
   const auto vocab = integer(t, "vocab_size", {1, kMaxDimension}, "the tokenizer's vocabulary");
   const auto multiple = t.integer("make_vocab_size_divisible_by", {1, kMaxDimension});
   const auto seq = integer(t, "seq_length", {1, kMaxDimension}, "tokens per sample s");
+  const auto head_dim = t.integer("head_dim", {1, kMaxDimension});
+  const auto norms = t.integer("norms_per_layer", {0, 16});
+  const auto mtp = t.integer("mtp_layers", {0, 16});
   m.num_layers = layers.value_or(1);
   m.hidden_size = hidden.value_or(1);
   m.num_attention_heads = heads.value_or(1);
@@ -90,6 +139,12 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
   m.vocab_size = vocab.value_or(1);
   m.make_vocab_size_divisible_by = multiple.value_or(128);
   m.seq_length = seq.value_or(1);
+  m.head_dim = head_dim.value_or(m.hidden_size / std::max<std::int64_t>(1, m.num_attention_heads));
+  m.norms_per_layer = norms.value_or(2);
+  m.mtp_layers = mtp.value_or(0);
+  m.qkv_bias = t.boolean("qkv_bias").value_or(false);
+  m.qk_norm = t.boolean("qk_norm").value_or(false);
+  read_mla(t, m, d);
   ok.heads = heads.has_value();
   ok.groups = groups ? ok.heads : !t.get("num_query_groups") && ok.heads;
   ok.ffn = ffn ? true : !t.get("ffn_hidden_size") && hidden;
@@ -114,10 +169,10 @@ void read_transformer(const json* object, Description& m, ReadOk& ok, Diagnostic
       d.error("NORMALIZATION_UNKNOWN", t.at("normalization"),
               "normalization " + quoted_input(*norm) + " is not known; use \"layernorm\" or \"rmsnorm\".");
   }
-  if (hidden && heads && *hidden % *heads != 0)
+  if (hidden && heads && !head_dim && !m.mla && *hidden % *heads != 0)
     d.error("HIDDEN_NOT_DIVISIBLE_BY_HEADS", t.at("hidden_size"),
             "hidden_size " + str(*hidden) + " is not divisible by num_attention_heads " + str(*heads) +
-                "; every head needs hidden_size / num_attention_heads channels.");
+                "; every head needs hidden_size / num_attention_heads channels, unless head_dim says how many.");
   if (heads && groups && (*groups > *heads || *heads % *groups != 0))
     d.error("HEADS_NOT_DIVISIBLE_BY_GROUPS", t.at("num_query_groups"),
             "num_query_groups " + str(*groups) + " does not divide num_attention_heads " + str(*heads) +
@@ -171,11 +226,25 @@ void read_training(const json* object, const std::optional<std::int64_t>& parall
 
 void read_device(const json* object, Description& m, Diagnostics& d) {
   FieldReader dev(object, "/device", d, kOwner);
-  dev.allow({"memory_limit_mib", "reserved_mib", "p2p_bandwidth_gbs", "p2p_latency_ms"});  // the estimator's
+  dev.allow({"memory_limit_mib", "reserved_mib", "p2p_bandwidth_gbs", "p2p_latency_ms", "preset"});  // the estimator's
   if (dev.require("peak_tflops",
                   "peak_tflops is required (the device's peak dense TFLOP/s in the training precision, "
                   "e.g. 989 for an H100 in bf16)."))
     m.peak_tflops = dev.number("peak_tflops", {.min_exclusive = true}).value_or(1);
+  // Read after training: with fp8 compute the decoder layers' matrix multiplications run at this peak.
+  if (m.precision == Precision::fp8)
+    dev.require("peak_tflops_fp8",
+                "training.precision is fp8: give device.peak_tflops_fp8, the device's peak dense FP8 TFLOP/s "
+                "(1979 for an H100 SXM), or a device.preset.");
+  m.peak_tflops_fp8 = dev.number("peak_tflops_fp8", {.min_exclusive = true});
+  m.gpus_per_node = dev.integer("gpus_per_node", {1, 1'000'000});
+  m.intra_node_gbs = dev.number("intra_node_gbs", {.min_exclusive = true});
+  m.inter_node_gbs = dev.number("inter_node_gbs", {.min_exclusive = true});
+  const int links = dev.has("gpus_per_node") + dev.has("intra_node_gbs") + dev.has("inter_node_gbs");
+  if (links > 0 && links < 3)
+    d.error("LINKS_INCOMPLETE", dev.path(),
+            "communication time needs gpus_per_node, intra_node_gbs and inter_node_gbs together (or a "
+            "device.preset); give all three, or none for a model without communication time.");
   m.compute_efficiency =
       dev.number("compute_efficiency", {.min = 0, .min_exclusive = true, .max = 1, .over_code = "OUT_OF_RANGE"})
           .value_or(0.5);
@@ -221,6 +290,12 @@ void check_parallel_rules(const Description& m, const ReadOk& ok, Diagnostics& d
 
 }  // namespace
 
+bool is_moe_layer(const Description& m, std::int64_t i) {
+  if (m.num_experts == 0 || i < m.first_dense_layers) return false;
+  if (!m.moe_layer_pattern.empty()) return m.moe_layer_pattern[static_cast<std::size_t>(i)];
+  return i % m.moe_layer_interval == 0;
+}
+
 std::optional<Description> read_description(const json& request, Diagnostics& d) {
   if (!request.is_object()) {
     d.error("TYPE_MISMATCH", "", "the request must be a JSON object, not " + std::string(type_name(request)) + ".");
@@ -250,6 +325,7 @@ std::optional<Description> read_description(const json& request, Diagnostics& d)
     FieldReader p(section("parallel"), "/parallel", d, kOwner);
     m.tp_degree = p.integer("tp_degree", {1, kMaxDimension}).value_or(1);
     m.sequence_parallel = p.boolean("sequence_parallel").value_or(false);
+    m.tp_comm_overlap = p.boolean("tp_comm_overlap").value_or(false);
     m.cp_degree = p.integer("cp_degree", {1, kMaxDimension}).value_or(1);
     m.ep_degree = p.integer("ep_degree", {1, kMaxDimension}).value_or(1);
     parallel_dp = p.integer("dp_degree", {1, limits::max_batch});
