@@ -446,5 +446,92 @@ TEST(HfConfig, Mistral7bTotalIsThePublishedCount) {
   EXPECT_NEAR(model["total_params"].get<double>(), 7.24e9, 0.001 * 7.24e9);
 }
 
+// Qwen2-72B: a layer holds 2h^2(1 + 8/64) + the q, k, v biases h + 2 x 1,024 + 3 h f + 2h =
+// 150,994,944 + 10,240 + 726,663,168 + 16,384 = 877,684,736; 80 of them, two 152,064 x 8,192
+// embeddings and the final norm: 72,706,203,648, the published 72.71B.
+TEST(HfConfig, Qwen2_72bTotalIsThePublishedCount) {
+  const json model = imported_model("qwen2-72b.json");
+  EXPECT_EQ(model["total_params"], 72'706'203'648LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 72.71e9, 0.001 * 72.71e9);
+}
+
+// Qwen3-235B-A22B: a layer holds attention 4,096 x 64 x 128 x 2 (q, o) + 4,096 x 4 x 128 x 2 (k, v)
+// = 71,303,168, q/k norms 2 x 128, 128 experts of 3 x 4,096 x 1,536 = 2,415,919,104, the router
+// 4,096 x 128 and two norms: 2,487,755,008; 94 of them, two 151,936 x 4,096 embeddings and the
+// final norm: 235,093,634,560, the published 235.09B.
+TEST(HfConfig, Qwen3_235bTotalIsThePublishedCount) {
+  const json model = imported_model("qwen3-235b-a22b.json");
+  EXPECT_EQ(model["total_params"], 235'093'634'560LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 235.09e9, 0.001 * 235.09e9);
+}
+
+// DeepSeek-V3's main model, its MTP module left out (DeepSeek's README_WEIGHTS.md: 671B main model;
+// the Hub's 685B adds the MTP module and its copies of the embedding and head). MLA a layer:
+// 7,168 x 1,536 + 1,536 (q down, its norm) + 1,536 x 128 x 192 (q up) + 7,168 x 576 + 512 (kv down,
+// its norm) + 512 x 128 x 256 (kv up) + 128 x 128 x 7,168 (out) = 187,107,328. The 3 dense layers
+// add 3 x 7,168 x 18,432 and two norms: 583,483,392 each; the 58 MoE layers 257 experts (one
+// shared) of 3 x 7,168 x 2,048, the router 7,168 x 256 and two norms: 11,507,286,016 each. With two
+// 129,280 x 7,168 embeddings and the final norm: 671,026,404,352.
+TEST(HfConfig, DeepSeekV3TotalIsTheMainModel) {
+  const json model = imported_model("deepseek-v3.json");
+  EXPECT_EQ(model["total_params"], 671'026'404'352LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 671e9, 0.001 * 671e9);
+  EXPECT_GT(model.value("mtp_params", 0LL), 0) << "the MTP module is counted apart";
+}
+
+// DeepSeek-V2-Lite, no query compression: attention 2,048 x 16 x 192 + 2,048 x 576 + 512 + 512 x 16 x
+// 256 + 16 x 128 x 2,048 = 13,763,072; one dense layer with 3 x 2,048 x 10,944, 26 MoE layers of 66
+// experts (two shared) of 3 x 2,048 x 1,408 and a router 2,048 x 64; two norms a layer, two
+// 102,400 x 2,048 embeddings and the final norm: 15,706,484,224, the published 15.7B (three figures:
+// to within half a unit of the last).
+TEST(HfConfig, DeepSeekV2LiteTotalIsThePublishedCount) {
+  const json model = imported_model("deepseek-v2-lite.json");
+  EXPECT_EQ(model["total_params"], 15'706'484'224LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 15.7e9, 0.05e9);
+}
+
+// Qwen1.5-MoE-A2.7B: attention 4h^2 with q, k, v biases 3h, 60 experts of 3 x 2,048 x 1,408, one
+// shared expert of 3 x 2,048 x 5,632, the router 2,048 x 60 and two norms: 570,558,464 a layer; 24
+// of them, two 151,936 x 2,048 embeddings and the final norm: 14,315,735,040, Qwen's 14.3B (to half a
+// unit of its last figure; the shared expert's one-number-wide gate, 2,048 a layer, is not counted).
+TEST(HfConfig, Qwen15MoeTotalIsThePublishedCount) {
+  const json model = imported_model("qwen1.5-moe-a2.7b.json");
+  EXPECT_EQ(model["total_params"], 14'315'735'040LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 14.3e9, 0.05e9);
+}
+
+// Gemma 2 9B: the Gemma 2 report's Table 2 gives 8,324,201,984 parameters outside the embedding: 42 x
+// (attention 3,584 x 4,096 x 2 + 3,584 x 2,048 x 2, MLP 3 x 3,584 x 14,336, four norms) + the final
+// norm. The embedding is the checkpoint's 256,000 x 3,584, tied (the report's is 256,128 entries).
+TEST(HfConfig, Gemma2_9bNonEmbeddingIsTheReportsCount) {
+  const json model = imported_model("gemma-2-9b.json");
+  EXPECT_EQ(model["total_params"].get<std::int64_t>() - 256'000LL * 3'584, 8'324'201'984LL);
+  EXPECT_NEAR(model["total_params"].get<double>(), 9.24e9, 0.005e9);  // the Hub's 9.24B
+}
+
+// Gemma 3 27B: the Gemma 3 report's Table 1 gives 25,600M non-embedding parameters: 62 x (attention
+// 5,376 x 4,096 x 2 + 5,376 x 2,048 x 2, q/k norms 2 x 128, MLP 3 x 5,376 x 21,504, four norms) + the
+// final norm = 25,599,716,096. The embedding is the vocabulary padded as Megatron-LM pads it:
+// 262,208 to 262,272 (a multiple of 128), x 5,376, tied.
+TEST(HfConfig, Gemma3_27bNonEmbeddingIsTheReportsCount) {
+  const json model = imported_model("gemma-3-27b.json");
+  const std::int64_t non_embedding = model["total_params"].get<std::int64_t>() - 262'272LL * 5'376;
+  EXPECT_EQ(non_embedding, 25'599'716'096LL);
+  EXPECT_NEAR(static_cast<double>(non_embedding), 25'600e6, 0.001 * 25'600e6);
+}
+
+// Every published config goes through the generator as it is: no field unknown to it, the only
+// warning the soft caps and windows gemma's description leaves out.
+TEST(HfConfig, PublishedConfigsImportWithoutUnknownFields) {
+  for (const char* file : {"llama-3.1-405b.json", "llama-3.1-8b.json", "mistral-7b-v0.1.json", "mixtral-8x7b.json",
+                           "qwen2-72b.json", "qwen3-235b-a22b.json", "qwen1.5-moe-a2.7b.json", "deepseek-v3.json",
+                           "deepseek-v2-lite.json", "gemma-2-9b.json", "gemma-3-27b.json"}) {
+    const json r = run("import", {{"hf_config", fixture(file)}, {"seq_length", 4096}, {"device", kDevice}});
+    ASSERT_TRUE(r["ok"]) << file << ": " << r.dump();
+    for (const auto& w : r.value("warnings", json::array()))
+      EXPECT_EQ(w["code"], "HF_FIELDS_NOT_MODELLED") << file << ": " << w.dump();
+  }
+}
+
 }  // namespace
 }  // namespace ppb::test
