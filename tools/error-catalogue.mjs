@@ -49,7 +49,7 @@ export const unproducible = {
   OUT_OF_MEMORY: ['', 'the engine could not allocate memory (std::bad_alloc); the caps keep every request far below it; exit status 1'],
   NOT_FINITE: ['the field', 'a defensive check: a parsed JSON number is always finite (NaN and Infinity are JSON_SYNTAX, 1e400 is JSON_NUMBER_RANGE)'],
   CLUSTER_NOT_DIVISIBLE: ['/training/world_size', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: world_size is not divisible by pp_degree x tp_degree x cp_degree (docs/contract.md, "Cluster result")'],
-  DP_NOT_DIVISIBLE_BY_EP: ['/training/ep_degree', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: dp_degree is not a multiple of ep_degree (docs/contract.md, "Cluster result")'],
+  DP_NOT_DIVISIBLE_BY_EP: ['/training/ep_degree', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: the experts\' ranks (ep_degree x expert tp) do not divide a stage\'s dp x cp x tp (docs/contract.md, "Cluster result")'],
   TRANSFORMER_MISSING: ['/transformer', 'reported only by the C++ function ppb::transformer_model called without a "transformer" section; every command checks for the section before calling it'],
 };
 

@@ -113,5 +113,27 @@ TEST(Examples, EveryExampleLoadsEstimatesAndBalances) {
   }
 }
 
+// The requests of examples/requests/ (models teams train in 2025-26, with the settings their authors
+// or NVIDIA's recipes publish; docs/modelling.md compares PPB's plans with them): each estimates the
+// published plan and balances to a plan that fits the device's memory, and each model holds its
+// published parameter total (the derivations are in transformer_architectures_test.cpp).
+TEST(Examples, RequestsOfTodaysModelsRunAsPublished) {
+  const std::vector<std::pair<std::string, double>> totals = {
+      {"deepseek-v3.json", 671.03e9}, {"llama31-405b.json", 405.85e9}, {"qwen3-235b-a22b.json", 235.09e9}};
+  for (const auto& [file, total] : totals) {
+    SCOPED_TRACE(file);
+    const json request = read_json(fs::path(PPB_SOURCE_DIR) / "examples" / "requests" / file);
+    const json imported = run("import", request);
+    ASSERT_TRUE(imported["ok"]) << imported.dump();
+    EXPECT_NEAR(imported["result"]["model"]["total_params"].get<double>(), total, 0.001 * total);
+    const json estimated = run("estimate", request);
+    ASSERT_TRUE(estimated["ok"]) << estimated.dump();
+    EXPECT_FALSE(estimated.contains("warnings")) << estimated["warnings"].dump();
+    const json balanced = run("balance", request);
+    ASSERT_TRUE(balanced["ok"]) << balanced.dump();
+    EXPECT_TRUE(balanced["result"]["feasible"]);
+  }
+}
+
 }  // namespace
 }  // namespace ppb::test

@@ -140,6 +140,15 @@ TEST(SearchSpace, EpDegreeMustDivideDpDegree) {
   EXPECT_EQ(skipped(enumerate_search_space(space), "dp_degree is not divisible by ep_degree"), 2);
   space.dp_degree = 8;
   EXPECT_EQ(enumerate_search_space(space).combinations.size(), 2u);
+  // Megatron-LM folds the experts into dp x cp x tp: NVIDIA's Qwen3-235B recipe runs tp 2 and ep 32
+  // over dp 16 with the experts' own tp 1 (32 ranks of 32); with expert tp 2 they need 64.
+  space.dp_degree = 16;
+  space.tp_degree = 2;
+  space.ep_degree = 32;
+  space.expert_tp_degree = 1;
+  EXPECT_EQ(enumerate_search_space(space).combinations.size(), 2u);
+  space.expert_tp_degree = 2;
+  EXPECT_EQ(skipped(enumerate_search_space(space), "dp_degree is not divisible by ep_degree"), 2);
 }
 
 TEST(SearchSpace, StopsAtTheLimit) {

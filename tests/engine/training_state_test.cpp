@@ -151,5 +151,49 @@ TEST(TrainingState, EachSearchCandidateShardsOverItsOwnDp) {
   EXPECT_DOUBLE_EQ(peak.at(4), 128 * (6 + 12.0 / 16));
 }
 
+// Experts are sharded over the expert data-parallel group, dp x cp x tp / (ep x expert tp): with dp 8,
+// ep 4 and no TP two ranks hold each expert. A stage holds 2^27 parameters, 3/4 of them experts:
+// optimizer 128 MiB x (1/4 x 12 / 8 + 3/4 x 12 / 2) = 128 x 4.875.
+TEST(TrainingState, ExpertsShardOverTheExpertDataParallelGroup) {
+  json request = request_with({{"sharding", "optimizer"}, {"dp_degree", 8}, {"ep_degree", 4}});
+  request["model"]["layers"][0]["expert_params"] = 67108864 / 4 * 3;
+  const json r = run("estimate", request);
+  ASSERT_TRUE(r.at("ok").get<bool>()) << r.dump();
+  EXPECT_DOUBLE_EQ(stage_memory(r, "optimizer_mib"), 128.0 * (0.25 * 12 / 8 + 0.75 * 12 / 2));
+  EXPECT_DOUBLE_EQ(stage_memory(r, "grads_mib"), 128.0 * 4);
+  // With tp 2 and the experts' own tensor parallelism 1, dp 8 x tp 2 / ep 4 = 4 ranks hold each.
+  request["parallel"] = {{"tp_degree", 2}, {"expert_tp_degree", 1}};
+  const json etp = run("estimate", request);
+  ASSERT_TRUE(etp.at("ok").get<bool>()) << etp.dump();
+  EXPECT_DOUBLE_EQ(stage_memory(etp, "optimizer_mib"), 128.0 * (0.25 * 12 / 8 + 0.75 * 12 / 4));
+  // expert_params is part of params.
+  request["model"]["layers"][0]["expert_params"] = 67108864 * 2;
+  const json bad = run("estimate", request);
+  EXPECT_EQ(bad.at("errors").at(0).at("code"), "COST_PART_EXCEEDS");
+  EXPECT_EQ(bad.at("errors").at(0).at("path"), "/model/layers/0/expert_params");
+}
+
+// The generator writes expert_params and the experts' bytes: DeepSeek-V3's shape of ep 64 over dp 128
+// leaves 2 ranks a copy of each expert, so 12 / 2 bytes of optimizer state per expert parameter.
+TEST(TrainingState, GeneratedMoeLayersCarryTheirExpertsBytes) {
+  const json request = {{"transformer",
+                         {{"num_layers", 2},
+                          {"hidden_size", 64},
+                          {"num_attention_heads", 4},
+                          {"vocab_size", 128},
+                          {"seq_length", 16},
+                          {"moe", {{"num_experts", 64}, {"top_k", 2}, {"expert_ffn_hidden_size", 32}}}}},
+                        {"parallel", {{"ep_degree", 64}, {"dp_degree", 128}}},
+                        {"training", {{"sharding", "optimizer"}}},
+                        {"device", {{"peak_tflops", 100}}}};
+  const json r = run("import", request);
+  ASSERT_TRUE(r.at("ok").get<bool>()) << r.dump();
+  const json& model = r.at("result").at("model");
+  EXPECT_DOUBLE_EQ(model.at("bytes_per_param").at("optimizer").get<double>(), 12.0 / 128);
+  EXPECT_DOUBLE_EQ(model.at("expert_bytes_per_param").at("optimizer").get<double>(), 12.0 / 2);
+  // One expert of 2 h f_e = 4,096 parameters a rank (64 experts over ep 64).
+  EXPECT_EQ(model.at("layers").at(1).at("expert_params"), 4096);
+}
+
 }  // namespace
 }  // namespace ppb::test

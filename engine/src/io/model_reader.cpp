@@ -55,6 +55,14 @@ void read_costs(FieldReader& f, const BytesPerParam& bytes, Layer& layer, Diagno
                 "static_mib.");
   if (auto params = f.number("params")) {
     layer.params = *params;
+    if (auto experts = f.number("expert_params")) {
+      if (*experts > *params)
+        d.error("COST_PART_EXCEEDS", f.at("expert_params"),
+                "expert_params (" + number_text(*experts) + ") is part of params (" + number_text(*params) +
+                    ") and cannot exceed it.");
+      else
+        layer.expert_params = *experts;
+    }
     layer.weights_mib = *params * bytes.weights / kMiB;
     layer.grads_mib = *params * bytes.grads / kMiB;
     layer.optimizer_mib = *params * bytes.optimizer / kMiB;
@@ -234,13 +242,15 @@ ParsedModel parse_model(const json& document, const std::string& path, const Byt
   f.allow({"total_params", "mtp_params"});  // written by the transformer generator, informational here
   // The bytes a device holds per parameter, as the generator writes them: they apply where the
   // request states no training state of its own (request_reader.cpp).
-  if (const json* held = f.object("bytes_per_param")) {
-    FieldReader b(*held, f.at("bytes_per_param"), d);
+  for (const char* key : {"bytes_per_param", "expert_bytes_per_param"}) {
+    const json* held = f.object(key);
+    if (!held) continue;
+    FieldReader b(*held, f.at(key), d);
     BytesPerParam stated;
     stated.weights = b.number("weights").value_or(stated.weights);
     stated.grads = b.number("grads").value_or(stated.grads);
     stated.optimizer = b.number("optimizer").value_or(stated.optimizer);
-    out.bytes_per_param = stated;
+    (std::string(key) == "bytes_per_param" ? out.bytes_per_param : out.expert_bytes_per_param) = stated;
   }
   if (!f.require("layers", "the model needs a \"layers\" array.")) return out;
   const json* layers = f.array("layers", "layer entries");

@@ -53,8 +53,13 @@ void read_training(FieldReader& top, bool transformer, Training& training, State
   }
 }
 
+// The bytes per parameter a model document states: for its layers' params, and for their experts.
+struct DocumentBytes {
+  std::optional<BytesPerParam> dense, experts;
+};
+
 // The model document, or the layers generated from a transformer description.
-void read_model(const json& document, FieldReader& top, Request& request, std::optional<BytesPerParam>& document_bytes,
+void read_model(const json& document, FieldReader& top, Request& request, DocumentBytes& document_bytes,
                 Diagnostics& d) {
   const json* model = top.get("model");
   const bool transformer = document.contains("transformer");
@@ -66,7 +71,7 @@ void read_model(const json& document, FieldReader& top, Request& request, std::o
     ParsedModel parsed = parse_model(*model, "/model", request.training.bytes_per_param, d);
     request.model = std::move(parsed.model);
     request.unread.layers = !parsed.layers_known;
-    document_bytes = parsed.bytes_per_param;
+    document_bytes = {parsed.bytes_per_param, parsed.expert_bytes_per_param};
   } else if (transformer) {
     // A symbolic description stands for the model: generate its layer costs, then read them as any
     // other document. The bytes per parameter it writes are the request's training state's.
@@ -74,7 +79,7 @@ void read_model(const json& document, FieldReader& top, Request& request, std::o
       ParsedModel parsed = parse_model(*generated, "/transformer", request.training.bytes_per_param, d);
       request.model = std::move(parsed.model);
       request.unread.layers = !parsed.layers_known;
-      document_bytes = parsed.bytes_per_param;
+      document_bytes = {parsed.bytes_per_param, parsed.expert_bytes_per_param};
     }
   } else {
     d.error("MODEL_MISSING", "/model",
@@ -125,21 +130,24 @@ std::string bytes_text(const BytesPerParam& b) {
 // data-parallel ranks with the context-parallel ones, or its bytes_per_param), else the model
 // document's bytes_per_param, else bf16 with nothing sharded. For a transformer description the
 // generator has applied the same rule already. Sets every params layer's memory from it.
-void resolve_training_state(const json& document, const StatedTrainingState& state,
-                            const std::optional<BytesPerParam>& document_bytes, Request& request, Diagnostics& d) {
+void resolve_training_state(const json& document, const StatedTrainingState& state, const DocumentBytes& document_bytes,
+                            Request& request, Diagnostics& d) {
   Training& training = request.training;
   const bool transformer = document.contains("transformer") && !document.contains("model");
-  const std::int64_t cp = quiet_integer(document, "training", "cp_degree")
-                              .value_or(quiet_integer(document, "parallel", "cp_degree").value_or(1));
-  if (state.any()) training.state_rule = state.rule(cp);
+  const auto degree = [&](const char* key) {
+    return quiet_integer(document, "training", key).value_or(quiet_integer(document, "parallel", key).value_or(1));
+  };
+  const std::int64_t cp = degree("cp_degree"), tp = degree("tp_degree"), ep = degree("ep_degree");
+  const std::int64_t expert_tp = quiet_integer(document, "parallel", "expert_tp_degree").value_or(tp);
+  if (state.any()) training.state_rule = state.rule(cp, tp, ep * expert_tp);
   if (transformer) {  // the generated document's figures are the rule's at the description's dp
-    if (document_bytes) training.bytes_per_param = *document_bytes;
+    if (document_bytes.dense) training.bytes_per_param = *document_bytes.dense;
+    training.expert_bytes_per_param = document_bytes.experts.value_or(training.bytes_per_param);
   } else if (state.any()) {
     const StateRule& rule = *training.state_rule;
     std::optional<std::int64_t> dp = training.dp_degree;
     // Without a dp_degree, the world size over the other degrees when they divide it.
     const auto world = quiet_integer(document, "training", "world_size");
-    const std::int64_t tp = quiet_integer(document, "training", "tp_degree").value_or(1);
     const std::int64_t pp = request.pipeline.pp_degree;
     if (!dp && world && pp >= 1 && *world % (pp * tp * cp) == 0) dp = *world / (pp * tp * cp);
     if (rule.sharding != Sharding::none && !dp)
@@ -148,15 +156,18 @@ void resolve_training_state(const json& document, const StatedTrainingState& sta
                     "\" splits the state over the data-parallel ranks, but their number is not known; it counts 1. "
                     "Give training.dp_degree, or world_size (with tp_degree and cp_degree where they are above 1).");
     training.bytes_per_param = held_bytes_per_param(rule.unsharded, rule.sharding, dp.value_or(1) * cp);
-    if (document_bytes && !same_bytes(*document_bytes, training.bytes_per_param))
+    training.expert_bytes_per_param =
+        held_bytes_per_param(rule.unsharded, rule.sharding, expert_shard_group(rule, dp.value_or(1) * cp));
+    if (document_bytes.dense && !same_bytes(*document_bytes.dense, training.bytes_per_param))
       d.warning("BYTES_PER_PARAM_CONFLICT", "/model/bytes_per_param",
-                "the model document holds " + bytes_text(*document_bytes) +
+                "the model document holds " + bytes_text(*document_bytes.dense) +
                     " bytes per parameter (weights + gradients + optimizer) but the request's training state gives " +
                     bytes_text(training.bytes_per_param) + "; the request's are used.");
-  } else if (document_bytes) {
-    training.bytes_per_param = *document_bytes;
+  } else {
+    if (document_bytes.dense) training.bytes_per_param = *document_bytes.dense;
+    training.expert_bytes_per_param = document_bytes.experts.value_or(training.bytes_per_param);
   }
-  request.model.set_bytes_per_param(training.bytes_per_param);
+  request.model.set_bytes_per_param(training.bytes_per_param, training.expert_bytes_per_param);
   // Fully sharded, a device also holds the layers it computes unsharded: PyTorch FSDP gathers a
   // unit's weights before its forward and backward, prefetches the next unit's while it computes
   // (two units' weights at once), and holds a unit's full gradients until their reduce-scatter. Per
@@ -363,7 +374,7 @@ Request parse_request(const json& document, Diagnostics& d) {
   top.allow({"balance", "search", "export", "transformer", "parallel"});  // read by their own parsers
   Unread& unread = request.unread;
   StatedTrainingState state;
-  std::optional<BytesPerParam> document_bytes;
+  DocumentBytes document_bytes;
   const bool transformer = document.contains("transformer") && !document.contains("model");
   read_training(top, transformer, request.training, state, unread, d);
   read_model(document, top, request, document_bytes, d);

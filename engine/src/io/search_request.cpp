@@ -213,6 +213,9 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
   // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM): it takes no devices of
   // its own, but dp_degree must be a multiple of it.
   space.ep_degree = training_ep.value_or(parallel_ep.value_or(1));
+  space.tp_degree = tp;
+  space.cp_degree = cp;
+  space.expert_tp_degree = parallel.integer("expert_tp_degree", degree).value_or(tp);
   if (!world && !request.training.dp_degree && training_ep && *training_ep > 1)
     d.warning("IGNORED_FIELD", "/training/ep_degree",
               "ep_degree only constrains dp_degree, which is not known here; give training.world_size or dp_degree, "
@@ -240,7 +243,12 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
                 "with training.world_size, micro_batch_num follows from the global batch and dp_degree; the list is "
                 "ignored.");
     if (global_batch_size)
-      space.cluster = SearchCluster{*world, tp, cp, *global_batch_size, request.training.micro_batch_size.value_or(1)};
+      space.cluster = SearchCluster{*world,
+                                    tp,
+                                    cp,
+                                    *global_batch_size,
+                                    request.training.micro_batch_size.value_or(1),
+                                    space.expert_tp_degree};
   }
   return space;
 }

@@ -47,6 +47,10 @@ const char* sharding_name(Sharding sharding) {
   return "none";
 }
 
+std::int64_t expert_shard_group(const StateRule& rule, std::int64_t dense_group) {
+  return std::max<std::int64_t>(1, dense_group * rule.tp_degree / std::max<std::int64_t>(1, rule.expert_ranks));
+}
+
 BytesPerParam held_bytes_per_param(const BytesPerParam& unsharded, Sharding sharding, std::int64_t shard_group) {
   const double d = static_cast<double>(std::max<std::int64_t>(shard_group, 1));
   BytesPerParam held = unsharded;

@@ -16,9 +16,9 @@ struct StatedTrainingState {
   std::optional<BytesPerParam> bytes_per_param;  // the unsharded figures, overriding the precision's
   [[nodiscard]] bool any() const { return precision || sharding || bytes_per_param; }
   // The rule these fields give, defaults filled in.
-  [[nodiscard]] StateRule rule(std::int64_t cp_degree) const {
+  [[nodiscard]] StateRule rule(std::int64_t cp_degree, std::int64_t tp_degree = 1, std::int64_t expert_ranks = 1) const {
     return {bytes_per_param.value_or(bytes_for_precision(precision.value_or(Precision::bf16))),
-            sharding.value_or(Sharding::none), cp_degree};
+            sharding.value_or(Sharding::none), cp_degree, tp_degree, expert_ranks};
   }
 };
 

@@ -69,6 +69,7 @@ struct Emitter {
     if (c.forward_ms > 0) out["forward_comm_ms"] = checked(c.forward_ms);
     if (c.backward_ms > 0) out["backward_comm_ms"] = checked(c.backward_ms);
     out["params"] = static_cast<std::int64_t>(std::llround(checked(l.params)));
+    if (l.expert_params > 0) out["expert_params"] = static_cast<std::int64_t>(std::llround(l.expert_params));
     out["activation_mib"] = checked((l.kept_bytes + l.score_bytes) / kMiB);
     // The zero-bubble paper's M_W (Qi et al. 2024, Table 1; its repository's mem_w = -32 h per token):
     // what W still needs after B is the inputs of the weight matmuls, every kept activation but the
@@ -148,6 +149,10 @@ std::optional<json> transformer_model(const json& request, Diagnostics& d) {
                   {"optimizer", m.bytes_per_param.optimizer}}},
                 {"total_params", static_cast<std::int64_t>(std::llround(total))},
                 {"layers", layers}};
+  if (m.num_experts > 0)
+    document["expert_bytes_per_param"] = {{"weights", m.expert_bytes_per_param.weights},
+                                          {"grads", m.expert_bytes_per_param.grads},
+                                          {"optimizer", m.expert_bytes_per_param.optimizer}};
   if (m.mtp_layers > 0) document["mtp_params"] = static_cast<std::int64_t>(std::llround(mtp_params(m, x)));
   return document;
 }

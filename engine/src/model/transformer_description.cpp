@@ -220,8 +220,12 @@ void read_training(const json* object, const std::optional<std::int64_t>& parall
         m.recompute_options.push_back(*option);
     }
   }
-  // The shard group is the data-parallel ranks with the context-parallel ones (training.hpp).
-  m.bytes_per_param = held_bytes_per_param(state.rule(m.cp_degree).unsharded, m.sharding, m.dp_degree * m.cp_degree);
+  // The shard group is the data-parallel ranks with the context-parallel ones, the experts' the
+  // expert data-parallel ranks (training.hpp).
+  const StateRule rule = state.rule(m.cp_degree, m.tp_degree, m.ep_degree * m.expert_tp_degree);
+  const std::int64_t group = m.dp_degree * m.cp_degree;
+  m.bytes_per_param = held_bytes_per_param(rule.unsharded, m.sharding, group);
+  m.expert_bytes_per_param = held_bytes_per_param(rule.unsharded, m.sharding, expert_shard_group(rule, group));
 }
 
 void read_device(const json* object, Description& m, Diagnostics& d) {
@@ -265,10 +269,12 @@ void check_parallel_rules(const Description& m, const ReadOk& ok, Diagnostics& d
   std::string ffn_problem;
   if (t > 1 && ok.ffn && m.ffn_hidden_size % t != 0)
     ffn_problem = "ffn_hidden_size " + str(m.ffn_hidden_size) + " is not divisible by tp_degree " + str(t);
-  if (t > 1 && m.num_experts > 0 && ok.expert_ffn && m.expert_ffn_hidden_size % t != 0) {
+  const std::int64_t et = m.expert_tp_degree;
+  if (et > 1 && m.num_experts > 0 && ok.expert_ffn && m.expert_ffn_hidden_size % et != 0) {
     if (!ffn_problem.empty()) ffn_problem += "; ";
-    ffn_problem += "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) + " is not divisible by tp_degree " +
-                   str(t) + " (experts are split over the tensor-parallel ranks too)";
+    ffn_problem += "expert_ffn_hidden_size " + str(m.expert_ffn_hidden_size) + " is not divisible by expert_tp_degree " +
+                   str(et) + " (experts are split over their tensor-parallel ranks too; expert_tp_degree is tp_degree "
+                   "unless stated)";
   }
   if (!ffn_problem.empty()) d.error("FFN_NOT_DIVISIBLE_BY_TP", "/parallel/tp_degree", ffn_problem + ".");
   if (ok.seq && m.cp_degree > 1 && m.seq_length % (2 * m.cp_degree) != 0)
@@ -328,6 +334,7 @@ std::optional<Description> read_description(const json& request, Diagnostics& d)
     m.tp_comm_overlap = p.boolean("tp_comm_overlap").value_or(false);
     m.cp_degree = p.integer("cp_degree", {1, kMaxDimension}).value_or(1);
     m.ep_degree = p.integer("ep_degree", {1, kMaxDimension}).value_or(1);
+    m.expert_tp_degree = p.integer("expert_tp_degree", {1, kMaxDimension}).value_or(m.tp_degree);
     parallel_dp = p.integer("dp_degree", {1, limits::max_batch});
     m.dp_degree = parallel_dp.value_or(1);
   }

@@ -62,6 +62,7 @@ struct Description {
   bool tp_comm_overlap = false;  // Megatron-LM's --tp-comm-overlap: TP collectives hidden under the GEMMs
   std::int64_t cp_degree = 1;
   std::int64_t ep_degree = 1;
+  std::int64_t expert_tp_degree = 1;  // the experts' tensor parallelism: tp unless stated (Megatron-LM's default)
   std::int64_t dp_degree = 1;
   std::optional<std::int64_t> pp_degree;  // from the request's pipeline section, when it states one
 
@@ -70,6 +71,7 @@ struct Description {
   Sharding sharding = Sharding::none;
   std::vector<RecomputeOption> recompute_options = {RecomputeOption::full, RecomputeOption::selective};
   BytesPerParam bytes_per_param;
+  BytesPerParam expert_bytes_per_param;  // sharded over the expert data-parallel group
 
   double peak_tflops = 1;
   std::optional<double> peak_tflops_fp8;  // required when precision is fp8

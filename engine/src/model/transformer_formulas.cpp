@@ -41,6 +41,7 @@ Shape shape_of(const Description& m) {
   x.u = m.sequence_parallel ? x.t : 1.0;
   x.c = static_cast<double>(m.cp_degree);
   x.e = static_cast<double>(m.ep_degree);
+  x.et = static_cast<double>(m.expert_tp_degree);
   x.q = m.precision == Precision::fp32 ? 4 : 2;
   x.mask = m.dropout ? 1 : 0;
   x.flash = m.flash_attention;
@@ -125,7 +126,8 @@ LayerFigures moe_decoder(const Shape& x) {
   const double expert = x.mlp_matrices * x.h * x.fe;
   const double shared = x.shared * x.mlp_matrices * x.h * x.fs;
   const double router = x.h * x.experts;  // replicated on every tensor-parallel rank
-  l.params += router + (x.experts / x.e) * expert / x.t + shared / x.t;
+  l.expert_params = (x.experts / x.e) * expert / x.et;
+  l.params += router + l.expert_params + shared / x.t;
   // With balanced routing every rank's experts process k x (its tokens), whatever ep is.
   const double experts_used = (x.k * expert + shared) / x.t;
   l.active_params += router + experts_used;

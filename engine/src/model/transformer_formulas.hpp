@@ -10,6 +10,7 @@ namespace ppb {
 // Per device, per micro batch, for one layer.
 struct LayerFigures {
   double params = 0;                // parameters held
+  double expert_params = 0;         // the routed experts' part of params
   double active_params = 0;         // weights each token is multiplied by: forward matmul FLOPs = 2 x this x tokens
   double fp8_active_params = 0;     // the part of active_params whose matmuls run in FP8 (training.precision fp8)
   double core_flops = 0;            // attention core forward (QK^T and attention x V), no weights
@@ -32,6 +33,7 @@ struct Shape {
   double norms;       // norms per decoder layer
   bool fp8;           // the decoder layers' linear layers run in FP8
   double t, u, c, e;  // tp, the TP split of token-sized tensors (t with SP, else 1), cp, ep
+  double et;          // the experts' tensor parallelism
   double q;           // bytes per activation element
   double mask;        // bytes per dropout-mask element, 0 without dropout
   bool flash;         // FlashAttention: no score matrix kept

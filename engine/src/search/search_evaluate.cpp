@@ -62,8 +62,10 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   std::optional<Model> held_here;
   if (problem.state_rule && combination.dp_degree) {
     held_here = problem.model;
-    held_here->set_bytes_per_param(held_bytes_per_param(problem.state_rule->unsharded, problem.state_rule->sharding,
-                                                        *combination.dp_degree * problem.state_rule->cp_degree));
+    const StateRule& rule = *problem.state_rule;
+    const std::int64_t group = *combination.dp_degree * rule.cp_degree;
+    held_here->set_bytes_per_param(held_bytes_per_param(rule.unsharded, rule.sharding, group),
+                                   held_bytes_per_param(rule.unsharded, rule.sharding, expert_shard_group(rule, group)));
   }
   const Model& model = held_here ? *held_here : problem.model;
   BalanceOptions options;

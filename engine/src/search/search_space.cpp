@@ -3,6 +3,7 @@
 #include "ppb/search/search_space.hpp"
 
 #include <map>
+#include <numeric>
 
 #include "ppb/core/diagnostics.hpp"
 #include "ppb/plan/plan.hpp"
@@ -31,16 +32,25 @@ ClusterShare cluster_dp_degree(const SearchCluster& c, int pp, std::int64_t ep) 
   }
   const std::int64_t dp = c.world_size / pp / c.tp_degree / c.cp_degree;
   out.dp_degree = dp;
-  if (dp % ep != 0) {
+  const std::int64_t etp = c.expert_tp_degree > 0 ? c.expert_tp_degree : c.tp_degree;
+  if (!experts_divide(dp, c.tp_degree, c.cp_degree, ep, etp)) {
     out.group = "dp_degree is not divisible by ep_degree";
     out.code = "DP_NOT_DIVISIBLE_BY_EP";
     out.path = "/training/ep_degree";
-    out.message = "dp_degree " + str(dp) +
-                  " (world_size / (pp_degree x tp_degree x cp_degree)) is not a multiple of "
-                  "ep_degree " +
-                  str(ep) + ".";
+    out.message = "the experts' ranks, ep_degree " + str(ep) + " x expert tp " + str(etp) +
+                  ", do not divide the ranks of a stage, dp_degree " + str(dp) +
+                  " (world_size / (pp_degree x tp_degree x cp_degree)) x cp_degree " + str(c.cp_degree) +
+                  " x tp_degree " + str(c.tp_degree) + ".";
   }
   return out;
+}
+
+bool experts_divide(std::int64_t dp, std::int64_t tp, std::int64_t cp, std::int64_t ep, std::int64_t expert_tp) {
+  // ep x expert tp divides dp x tp x cp when removing each factor's common part leaves 1 (no product
+  // of three degrees up to 10^9 each is formed).
+  std::int64_t experts = std::max<std::int64_t>(1, ep) * std::max<std::int64_t>(1, expert_tp);
+  for (const std::int64_t factor : {dp, tp, cp}) experts /= std::gcd(experts, std::max<std::int64_t>(1, factor));
+  return experts == 1;
 }
 
 ClusterShare cluster_share(const SearchCluster& c, int pp, std::int64_t ep) {
@@ -85,7 +95,8 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           else
             batches.push_back({*share.micro_batch_num, share.dp_degree});
         } else {
-          if (space.dp_degree && *space.dp_degree % space.ep_degree != 0)
+          if (space.dp_degree && !experts_divide(*space.dp_degree, space.tp_degree, space.cp_degree,
+                                                 space.ep_degree, space.expert_tp_degree))
             skip = "dp_degree is not divisible by ep_degree";
           else
             for (std::int64_t m : space.micro_batch_nums) batches.push_back({m, space.dp_degree});

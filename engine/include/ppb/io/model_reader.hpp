@@ -20,6 +20,8 @@ struct ParsedModel {
   Model model;
   bool layers_known = false;
   std::optional<BytesPerParam> bytes_per_param;  // the document's own, when it states them
+  // Those of its layers' expert_params (the generator writes them for MoE models); none: bytes_per_param.
+  std::optional<BytesPerParam> expert_bytes_per_param;
 };
 
 // Reads a ppb.model.v1 document found at JSON Pointer `path` of the request ("/model", or

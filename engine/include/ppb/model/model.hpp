@@ -39,6 +39,7 @@ struct Layer {
   double backward_ms = 0;         // full backward: input and weight gradients
   double weight_backward_ms = 0;  // the weight-gradient part of backward_ms
   double params = 0;              // parameters on one device, when the layer states them (then the next three follow)
+  double expert_params = 0;       // the routed experts' part of params (sharded over the expert data-parallel group)
   double weights_mib = 0;
   double grads_mib = 0;
   double optimizer_mib = 0;
@@ -73,8 +74,9 @@ struct Model {
   // Index in recompute_options, or -1 when no layer offers the option.
   [[nodiscard]] int option_index(const std::string& option) const;
   // The weights, gradients and optimizer state of every layer that states its params, at `bytes`
-  // per parameter (training.hpp); layers that state MiB keep them.
-  void set_bytes_per_param(const BytesPerParam& bytes);
+  // per parameter (training.hpp), its expert_params at `expert_bytes`; layers that state MiB keep them.
+  void set_bytes_per_param(const BytesPerParam& bytes, const BytesPerParam& expert_bytes);
+  void set_bytes_per_param(const BytesPerParam& bytes) { set_bytes_per_param(bytes, bytes); }
 };
 
 }  // namespace ppb

@@ -51,14 +51,24 @@ struct StateRule {
   BytesPerParam unsharded;  // from precision, or training.bytes_per_param
   Sharding sharding = Sharding::none;
   std::int64_t cp_degree = 1;  // context-parallel ranks join the shard group
+  // Experts are sharded over their own, smaller data-parallel group (Megatron-LM's expert data
+  // parallel: dp x cp x tp / (ep x expert tp) ranks hold the same experts).
+  std::int64_t tp_degree = 1;
+  std::int64_t expert_ranks = 1;  // ep x expert tp: the ranks one copy of a layer's experts spans
 };
+
+// The ranks that shard one expert's state when `dense_group` (dp x cp) shard the rest: at least 1.
+//   expert_shard_group({.cp_degree = 1, .tp_degree = 1, .expert_ranks = 64}, 128)  // 2 (DeepSeek-V3)
+std::int64_t expert_shard_group(const StateRule& rule, std::int64_t dense_group);
 
 struct Training {
   std::optional<std::int64_t> global_batch_size;
   std::optional<std::int64_t> micro_batch_size;
   std::optional<std::int64_t> dp_degree;
-  // What a device holds per parameter: the bytes `params` become in every layer.
+  // What a device holds per parameter: the bytes `params` become in every layer, and those of the
+  // layers' `expert_params` (sharded over the smaller expert data-parallel group).
   BytesPerParam bytes_per_param;
+  BytesPerParam expert_bytes_per_param;
   // The rule bytes_per_param follows, when the request states one (precision, sharding,
   // distributed_optimizer or bytes_per_param); none: the model document's or the default figures.
   std::optional<StateRule> state_rule;

@@ -30,10 +30,16 @@ struct SearchCluster {
   std::int64_t cp_degree = 1;
   std::int64_t global_batch_size = 1;
   std::int64_t micro_batch_size = 1;
+  std::int64_t expert_tp_degree = 0;  // the experts' tensor parallelism; 0: tp_degree
 };
 
+// Megatron-LM's rule for expert layers (MoE parallel folding): the ep x expert tp ranks of one copy of
+// the experts divide the dp x cp x tp ranks of a pipeline stage.
+//   experts_divide(16, 2, 1, 32, 1)  // true: Qwen3-235B as NVIDIA runs it (tp 2, ep 32, expert tp 1)
+bool experts_divide(std::int64_t dp, std::int64_t tp, std::int64_t cp, std::int64_t ep, std::int64_t expert_tp);
+
 // What a cluster gives one pp_degree (the one rule the search and the `cluster` command share):
-// dp_degree = world_size / (pp x tp x cp), which must be a multiple of ep_degree, and
+// dp_degree = world_size / (pp x tp x cp), whose ranks the experts must divide (experts_divide), and
 // micro_batch_num = global_batch_size / (micro_batch_size x dp_degree) (resolve_micro_batch_num).
 //   cluster_share({.world_size = 256, .tp_degree = 8, .global_batch_size = 256}, 8, 1)
 //     // dp_degree 4, micro_batch_num 64
@@ -61,9 +67,11 @@ struct SearchSpace {
   std::optional<SearchCluster> cluster;
   // Without a cluster: every candidate's data-parallel degree (none: not known).
   std::optional<std::int64_t> dp_degree;
-  // Expert parallelism is carved out of the data-parallel ranks (Megatron-LM): it takes no devices
-  // of its own, but dp_degree must be a multiple of it.
+  // Expert parallelism is folded into a stage's dp x cp x tp ranks (Megatron-LM): it takes no
+  // devices of its own, but its ranks (ep x expert tp) must divide them (experts_divide).
   std::int64_t ep_degree = 1;
+  std::int64_t tp_degree = 1, cp_degree = 1;
+  std::int64_t expert_tp_degree = 1;
 };
 
 // One point of the space: a pipeline shape and its data-parallel degree.
