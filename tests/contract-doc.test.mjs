@@ -65,11 +65,13 @@ for (const path of documented) {
   });
 }
 
-// Parts of one response documented as another part: balance's baseline is an estimate result, and
-// import's model a model document (the page says so in those rows).
+// Parts of one response documented as another part: balance's baseline is an estimate result,
+// import's model a model document and its transformer a transformer section (the page says so in
+// those rows).
 const ALIASES = new Map([
   ['result.baseline', 'result'],
   ['result.model', 'model'],
+  ['result.transformer', 'transformer'],
 ]);
 
 // Every key path of a response, arrays collapsed to [] and user-chosen keys to their placeholder.
@@ -172,6 +174,12 @@ const runs = [
   ['import', sapp],
   ['import', { sapp }],
   ['import', transformer],
+  ['import', {
+    hf_config: { model_type: 'llama', architectures: ['LlamaForCausalLM'], num_hidden_layers: 2, hidden_size: 256,
+                 num_attention_heads: 8, num_key_value_heads: 4, intermediate_size: 1024, vocab_size: 1000,
+                 tie_word_embeddings: false },
+    seq_length: 128, name: 'small llama', device: { peak_tflops: 100 },
+  }],
   ['import', { model: model() }],
   ...['mindformers', 'megatron', 'chrome-trace', 'pytorch'].map((to) => /** @type {[string, object]} */ (['export', {
     model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, recompute: { layers: { full: [1, 2] } } }, export: { to },
@@ -234,7 +242,9 @@ const PARSERS = {
   'search_request.cpp': ['search', 'training', 'parallel', 'balance'],
   'transformer_description.cpp': ['transformer', 'parallel', 'training', 'device', 'pipeline'],
   'sapp.cpp': ['sapp'],
-  'import_command.cpp': ['sapp', 'transformer', 'model'],
+  'import_command.cpp': ['sapp', 'transformer', 'hf_config', 'model', 'seq_length', 'name', 'parallel', 'training',
+                         'device', 'pipeline'],
+  'hf_config.cpp': ['hf_config'],
   'export_command.cpp': ['export'],
   'cluster_command.cpp': ['training', 'pipeline'],
   'device_presets.cpp': ['device'],
@@ -333,7 +343,11 @@ test('the scan of the parsers finds the fields the contract names', () => {
                                     'sequence_parallel', 'cp_degree', 'ep_degree', 'dp_degree', 'peak_tflops',
                                     'compute_efficiency'],
     'sapp.cpp': ['layers_description'],
-    'import_command.cpp': ['transformer', 'model'],
+    'import_command.cpp': ['transformer', 'model', 'hf_config', 'seq_length', 'name'],
+    'hf_config.cpp': ['model_type', 'text_config', 'num_hidden_layers', 'hidden_size', 'num_attention_heads',
+                      'num_key_value_heads', 'head_dim', 'intermediate_size', 'vocab_size', 'tie_word_embeddings',
+                      'num_local_experts', 'n_routed_experts', 'num_experts', 'num_experts_per_tok',
+                      'moe_intermediate_size', 'first_k_dense_replace', 'q_lora_rank', 'sliding_window'],
     'export_command.cpp': ['export', 'to'],
   };
   for (const [file, names] of Object.entries(expected))

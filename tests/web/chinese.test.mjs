@@ -46,7 +46,9 @@ const englishLeft = (page) => page.evaluate(() => {
     // Terms Chinese ML engineers write in English.
     'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank',
     // The PyTorch export: the tool, its file format and its module (torch.distributed.pipelining).
-    'PyTorch', 'CSV', 'torch', 'pipelining']);
+    'PyTorch', 'CSV', 'torch', 'pipelining',
+    // The Hugging Face config file a model can be read from.
+    'Hugging', 'Face', 'config', 'json']);
   const name = /** @type {any} */ (window).__ppb.state.model.name ?? '';
   const dataWords = new Set(name.match(/[A-Za-z]+/g) ?? []);
   /** @type {Set<string>} */

@@ -1,6 +1,6 @@
 // Where models come from: the bundled examples, the file picker, a file dropped anywhere on the page, pasted
 // JSON. Every source ends in one callback with the text and where it came from; classify() then tells a model
-// from a SAPP file, a transformer description, a whole request or a saved page state.
+// from a SAPP file, a transformer description, a Hugging Face config.json, a whole request or a saved page state.
 
 /** @import {Settings, SearchSettings} from './types.js' */
 import { el } from './dom.js';
@@ -90,7 +90,7 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * @typedef {'example' | 'file' | 'paste'} SourceKind
  * @typedef {{text: string, name: string, kind: SourceKind}} Incoming
- * @typedef {'state' | 'sapp' | 'transformer' | 'request' | 'model' | 'unknown'} DocumentKind
+ * @typedef {'state' | 'sapp' | 'transformer' | 'hf_config' | 'request' | 'model' | 'unknown'} DocumentKind
  */
 
 /**
@@ -103,6 +103,8 @@ export function classify(doc) {
   if (doc.format === 'ppb.state.v1') return 'state';
   if ('layers_description' in doc || 'sapp' in doc) return 'sapp';
   if ('transformer' in doc && !('model' in doc)) return 'transformer';
+  // A Hugging Face config.json (its model_type names the family), or one under hf_config.
+  if ('hf_config' in doc || ('model_type' in doc && !('layers' in doc))) return 'hf_config';
   if ('model' in doc && doc.model && typeof doc.model === 'object') return 'request';
   if (Array.isArray(doc.layers) || doc.format === 'ppb.model.v1') return 'model';
   return 'unknown';
@@ -184,7 +186,7 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
 
   pasteButton.addEventListener('click', () => {
     if (paste.value.trim() === '') {
-      hooks.onProblem('paste', 'Paste a model, a SAPP file or a request first.');
+      hooks.onProblem('paste', 'Paste a model, a SAPP file, a config.json or a request first.');
       return;
     }
     hooks.onReading();

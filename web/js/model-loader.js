@@ -1,5 +1,6 @@
 // Puts models in place: the default example at start, an example, a file (picked, dropped or pasted: a model, a
-// SAPP layer file, a transformer description or a request, each read through the engine's import command) and the
+// SAPP layer file, a transformer description or a request, each read through the engine's import command; a
+// Hugging Face config.json, which the engine turns into a description that fills the transformer form) and the
 // transformer form. A model that cannot be read changes nothing: its problem goes beside its source and the last
 // result stays, marked stale. A saved page state that arrives as a file goes to onState.
 
@@ -20,7 +21,8 @@ import { initialState } from './state.js';
 import { putModel, applyExampleDefaults } from './settings-edits.js';
 import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
-import { buildTransformerForm, transformerRequest } from './transformer-form.js';
+import { buildTransformerForm, descriptionValues, setTransformerValues, transformerRequest, transformerValues } from './transformer-form.js';
+import { numberField } from './requests.js';
 import { count } from './format.js';
 import { t } from './i18n.js';
 
@@ -110,8 +112,10 @@ export class ModelLoader {
   /**
    * The transformer form's values through the engine's generator; the model it makes replaces the current one.
    * @param {Record<string, string | boolean>} values
+   * @param {string} [from] where the values came from, for the model's label
+   * @returns {Promise<boolean>} whether the model was built
    */
-  async buildTransformer(values) {
+  async buildTransformer(values, from = 'transformer form') {
     const { status, errors, engine, transformerBox } = this.parts;
     errors.clear('transformer');
     status.setBusy('input', true);
@@ -121,16 +125,54 @@ export class ModelLoader {
       if (!response.ok) {
         errors.set('transformer', response.errors, { within: transformerBox });
         status.setStale(true);
-        return;
+        return false;
       }
-      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (transformer form)`);
+      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (${from})`);
       this.parts.store.state.transformer = values;
+      return true;
     } catch (error) {
-      if (error instanceof CancelledError) return;
-      errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
+      if (!(error instanceof CancelledError)) {
+        errors.set('transformer', [{ code: 'ENGINE', path: '', message: String(error instanceof Error ? error.message : error) }], { within: transformerBox });
+      }
+      return false;
     } finally {
       status.setBusy('input', false);
     }
+  }
+
+  /**
+   * A Hugging Face config.json: the engine imports it as a transformer description, which fills the transformer
+   * form (what the form has no field for is kept beside it, js/transformer-form.js), and the form then builds the
+   * model with its own parallelism, training and device. The form's sequence length goes with the config: a config
+   * states the longest context, not the length trained at.
+   * @param {any} config the document: a config.json, or {"hf_config": ...}
+   * @param {Incoming} incoming
+   */
+  async importConfig(config, incoming) {
+    const { transformerBox } = this.parts;
+    /** @type {Record<string, any>} */
+    const request = 'hf_config' in config ? { ...config } : { hf_config: config };
+    const seqLength = numberField(String(transformerValues(transformerBox)['/transformer/seq_length'] ?? ''));
+    if (request.seq_length === undefined && Number.isInteger(seqLength) && Number(seqLength) > 0) request.seq_length = seqLength;
+    // A file named for its model names the description; most are just "config.json" (the engine then uses model_type).
+    const base = incoming.name.replace(/\.json$/i, '');
+    if (request.name === undefined && incoming.kind === 'file' && base && base.toLowerCase() !== 'config') request.name = base;
+    let response;
+    try {
+      response = await this.importModel(request, t('Reading {name}', { name: incoming.name }));
+    } catch (error) {
+      if (!(error instanceof CancelledError)) {
+        this.problem(incoming.kind, [{ code: 'ENGINE', path: '', message: `${incoming.name} could not be read: ${error instanceof Error ? error.message : error}` }]);
+      }
+      return;
+    }
+    if (!response.ok) {
+      this.problem(incoming.kind, response.errors.map((e) => ({ ...e, message: `${incoming.name}: ${e.message}` })));
+      return;
+    }
+    setTransformerValues(transformerBox, descriptionValues(response.result.transformer));
+    byId('transformer-details', HTMLDetailsElement).open = true;
+    if (await this.buildTransformer(transformerValues(transformerBox), `from ${incoming.name}`)) this.showImportNotes(response.warnings ?? []);
   }
 
   /**
@@ -205,6 +247,7 @@ export class ModelLoader {
       if (read !== this.reads || reading.kind === 'cancelled') return; // a newer model was asked for meanwhile, or Cancel
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
+      else if (reading.kind === 'hf_config') await this.importConfig(reading.config, incoming);
       else {
         // The model crosses to the worker once, as the file's own text where the file is the model.
         if (reading.text !== null) engine.keepModel(reading.model, reading.text);

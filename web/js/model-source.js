@@ -1,6 +1,6 @@
 // Reading a document that arrived (example, file, drop, paste): JSON or not, what kind, and what to do with it (the
 // page does it). A SAPP file or a transformer description goes through the engine's import command, which makes the
-// model. A ppb.model.v1 document (alone or in a request) is the model already: it is not sent to the engine twice
+// model; a Hugging Face config.json goes to the transformer form (js/model-loader.js), whose settings it needs. A ppb.model.v1 document (alone or in a request) is the model already: it is not sent to the engine twice
 // (once to import, once to plan, which for a large model doubles the wait); the engine checks it with the first
 // plan, and the page takes it back if the engine refuses it (js/model-loader.js), so a broken file never
 // replaces a good model.
@@ -12,7 +12,7 @@ import { CancelledError } from './worker-client.js';
 
 /**
  * @typedef {{kind: 'problem', errors: EngineError[]}
- *         | {kind: 'state', state: PageState} | {kind: 'cancelled'}
+ *         | {kind: 'state', state: PageState} | {kind: 'cancelled'} | {kind: 'hf_config', config: any}
  *         | {kind: 'model', model: any, label: string, warnings: EngineError[], request: any | null,
  *            checked: boolean, text: string | null}} Reading
  *   checked: the engine has read the model (an import); false for a ppb.model.v1 document, which the first plan
@@ -44,8 +44,10 @@ export async function readDocument({ text, name }, importModel) {
   const what = classify(doc);
   if (what === 'unknown') {
     return problem('MODEL_UNKNOWN', `${name} is not something PPB reads: expected a ppb.model.v1 document ("layers"), a SAPP layer file ` +
-      '("layers_description"), a "transformer" description, a request with a "model", or a PPB state file.');
+      '("layers_description"), a "transformer" description, a Hugging Face config.json ("model_type"), a request with a "model", ' +
+      'or a PPB state file.');
   }
+  if (what === 'hf_config') return { kind: 'hf_config', config: doc };
   if (what === 'state') {
     const state = stateFromFile(doc);
     return state ? { kind: 'state', state } : problem('STATE_INVALID', `${name} is a PPB state file without a model.`);

@@ -1,6 +1,8 @@
 // The symbolic transformer form: fields of the `transformer` description (docs/transformer-model.md) with
 // presets, turned into an import request; the engine's generator makes the ppb.model.v1 document. Field values
-// are kept as typed; errors come back with paths such as /transformer/hidden_size and land on that field.
+// are kept as typed; errors come back with paths such as /transformer/hidden_size and land on that field. A
+// description the engine imported (from a Hugging Face config.json) fills the fields; what it says beyond them
+// (head_dim, qk_norm, mla, ...) is kept as JSON text beside the fields, under EXTRA, and sent with them.
 
 import { el } from './dom.js';
 import { t } from './i18n.js';
@@ -70,6 +72,9 @@ export const PRESETS = {
   },
 };
 
+/** The key of the form's values that holds the description fields the form has no input for, as JSON text. */
+export const EXTRA = 'extra';
+
 /** @param {string} path */
 const fieldId = (path) => `tf${path.replace(/\//g, '-')}`;
 
@@ -84,7 +89,7 @@ export function buildTransformerForm(container, { onBuild }) {
     ...Object.keys(PRESETS).map((name) => el('option', { text: name, attrs: { value: name } })),
   ]);
   preset.addEventListener('change', () => {
-    if (preset.value) setTransformerValues(container, PRESETS[preset.value]);
+    if (preset.value) setTransformerValues(container, { ...PRESETS[preset.value], [EXTRA]: '' });
   });
   /** @type {Map<string, HTMLElement>} */
   const groups = new Map();
@@ -113,7 +118,10 @@ export function buildTransformerForm(container, { onBuild }) {
   const build = el('button', { class: 'button primary small', text: t('Build model'), attrs: { type: 'button', id: 'tf-build' } });
   build.addEventListener('click', () => onBuild(transformerValues(container)));
   container.prepend(el('div', { class: 'tf-head' }, [preset, build]));
-  container.append(el('div', { class: 'tf-general', attrs: { 'data-error-for': '' } }));
+  const extra = el('input', { attrs: { id: 'tf-extra', type: 'hidden' } });
+  extra.dataset.path = EXTRA;
+  container.append(extra, el('p', { class: 'hint tf-extra-note', attrs: { id: 'tf-extra-note', hidden: '' } }),
+    el('div', { class: 'tf-general', attrs: { 'data-error-for': '' } }));
   setTransformerValues(container, PRESETS['Llama-2 7B']);
 }
 
@@ -144,6 +152,76 @@ export function setTransformerValues(container, values) {
     if (input instanceof HTMLInputElement && input.type === 'checkbox') input.checked = value === true;
     else /** @type {HTMLInputElement | HTMLSelectElement} */ (input).value = String(value);
   }
+  const note = container.querySelector('#tf-extra-note');
+  if (note instanceof HTMLElement) {
+    const kept = extraFields(transformerValues(container)[EXTRA]);
+    note.hidden = kept === null;
+    note.textContent = kept === null ? '' : t('Also in the description, without a field here: {fields}', { fields: keptText(kept) });
+  }
+}
+
+/**
+ * The description fields kept beside the form: the object EXTRA holds, or null when it holds none (or no JSON).
+ * @param {string | boolean | undefined} text
+ * @returns {Record<string, any> | null}
+ */
+function extraFields(text) {
+  if (typeof text !== 'string' || text.trim() === '') return null;
+  try {
+    const kept = JSON.parse(text);
+    return kept && typeof kept === 'object' && !Array.isArray(kept) && Object.keys(kept).length > 0 ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * "head_dim 128, moe.layer_freq [0,1,1]": the kept fields, one path and value each.
+ * @param {Record<string, any>} kept
+ * @param {string} [prefix]
+ * @returns {string}
+ */
+function keptText(kept, prefix = '') {
+  return Object.entries(kept).map(([key, value]) => (value && typeof value === 'object' && !Array.isArray(value)
+    ? keptText(value, `${prefix}${key}.`)
+    : `${prefix}${key} ${JSON.stringify(value)}`)).join(', ');
+}
+
+/** What the generator assumes for a description field left out (docs/transformer-model.md), as the form shows it. */
+/** @type {Record<string, string | boolean>} */
+const GENERATOR_DEFAULTS = {
+  '/transformer/normalization': 'layernorm', '/transformer/gated_mlp': false, '/transformer/dropout': true,
+  '/transformer/tied_embeddings': true, '/transformer/moe/num_experts': '0',
+};
+
+/**
+ * The form's values for a description the engine made (result.transformer of an import): each field's value, its
+ * default where the description leaves it out (the generator's), and under EXTRA the fields the form has no input
+ * for. Parallelism, training and device keep what the form holds.
+ * @param {Record<string, any>} description
+ * @returns {Record<string, string | boolean>}
+ */
+export function descriptionValues(description) {
+  /** @type {Record<string, any>} */
+  const rest = structuredClone(description);
+  /** @type {Record<string, string | boolean>} */
+  const values = {};
+  for (const field of FIELDS) {
+    if (!field.path.startsWith('/transformer/')) continue;
+    const keys = field.path.split('/').slice(2);
+    /** @type {any} */
+    let parent = rest;
+    for (const key of keys.slice(0, -1)) parent = parent && typeof parent === 'object' ? parent[key] : undefined;
+    const last = keys[keys.length - 1];
+    const value = parent && typeof parent === 'object' ? parent[last] : undefined;
+    if (parent && typeof parent === 'object') delete parent[last];
+    if (field.kind === 'check') values[field.path] = value === undefined ? GENERATOR_DEFAULTS[field.path] === true : value === true;
+    else if (value !== undefined) values[field.path] = String(value);
+    else values[field.path] = String(GENERATOR_DEFAULTS[field.path] ?? '');
+  }
+  if (rest.moe && typeof rest.moe === 'object' && Object.keys(rest.moe).length === 0) delete rest.moe;
+  values[EXTRA] = Object.keys(rest).length > 0 ? JSON.stringify(rest) : '';
+  return values;
 }
 
 /**
@@ -168,5 +246,23 @@ export function transformerRequest(values) {
     for (const key of keys.slice(0, -1)) target = target[key] ??= {};
     target[keys[keys.length - 1]] = json;
   }
+  const kept = extraFields(values[EXTRA]);
+  if (kept) request.transformer = merged(request.transformer ?? {}, kept);
   return request;
+}
+
+/**
+ * `into` with `from`'s fields added, objects merged field by field (the form's moe fields and the kept moe.layer_freq).
+ * @param {Record<string, any>} into
+ * @param {Record<string, any>} from
+ * @returns {Record<string, any>}
+ */
+function merged(into, from) {
+  /** @type {Record<string, any>} */
+  const out = { ...into };
+  for (const [key, value] of Object.entries(from)) {
+    const both = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object';
+    out[key] = both ? merged(out[key], value) : value;
+  }
+  return out;
 }

@@ -31,8 +31,8 @@ export const ZH = {
   'Bundled example': '内置示例',
   'Choose an example…': '选择示例…',
   'Layer cost file': '层开销文件',
-  'ppb.model.v1, a SAPP layer file, a request or a saved PPB state. Or drop a file anywhere on the page.':
-    'ppb.model.v1、SAPP 层文件、请求文件或保存的 PPB 状态。也可以把文件拖放到页面任意位置。',
+  'ppb.model.v1, a SAPP layer file, a Hugging Face config.json, a request or a saved PPB state. Or drop a file anywhere on the page.':
+    'ppb.model.v1、SAPP 层文件、Hugging Face config.json、请求文件或保存的 PPB 状态。也可以把文件拖放到页面任意位置。',
   'Download a template': '下载模板',
   'with every field of a layer filled in': '（层的每个字段都已填好）',
   'what each field means': '各字段的含义',
@@ -422,6 +422,7 @@ export const ZH = {
   Preset: '预设',
   'Preset…': '预设…',
   'Build model': '生成模型',
+  'Also in the description, without a field here: {fields}': '描述中另有以下字段（此处无输入框）：{fields}',
   'Mixture of experts': '混合专家（MoE）',
   'Parallelism and training': '并行与训练',
   name: '名称',
