@@ -1,21 +1,22 @@
-// The balancer's linear programs (internal to the engine), the count search's branch and cut's so
-// far. Each is
+// The balancer's linear programs (internal to the engine): the count search's branch and cut and the
+// whole-plan bound's master (its column generation over mixtures of plans). Each is
 //     min cost . x   subject to   lo_i <= a_i . x <= hi_i (each row),   lower_j <= x_j <= upper_j,
 // the variables' bounds finite, a row's may be infinite on one side. Solved by a bounded dual
 // simplex on a condensed (Tucker) tableau: each basic variable as a combination of the n nonbasic
 // ones, m x n for m rows, so that a pivot costs m x n however many rows there are (the count
-// search's tens of variables; hundreds of rows). Each row has a logical r_i = a_i . x, basic at
-// first, which is dual feasible when no cost is negative. A branch changes a bound and a cut adds a
-// row; both keep the basis dual feasible, so a node re-solves from its parent's basis in a few
-// pivots. A column (a variable added after the start, as column generation adds plans) keeps the
-// basis too: it enters nonbasic, and with every variable boxed a reduced cost on the wrong side
-// only moves the variable to its other bound, so the dual simplex goes on from a dual feasible
-// basis.
+// search's tens of variables, the master's hundreds of plans; hundreds of rows). Each row has a
+// logical r_i = a_i . x, basic at first, which is dual feasible when no cost is negative. A branch
+// changes a bound and a cut adds a row; both keep the basis dual feasible, so a node re-solves from
+// its parent's basis in a few pivots. A column (a variable added after the start, as column
+// generation adds plans) keeps the basis too: it enters nonbasic, and with every variable boxed a
+// reduced cost on the wrong side only moves the variable to its other bound, so the dual simplex
+// goes on from a dual feasible basis.
 //
 // What the count search relies on is bound(): a Lagrangian bound from the basis' duals evaluated on
 // the rows as given, so that whatever rounding the tableau gathered, the bound is a valid lower bound
-// (weak duality); the solver's accuracy moves its strength, never its validity. A caller may read
-// the row duals alone (row_duals()) and build its own bound from them, valid for the same reason.
+// (weak duality); the solver's accuracy moves its strength, never its validity. The whole-plan bound
+// reads the row duals alone (row_duals()) and builds its own bound from them, valid for the same
+// reason.
 #pragma once
 
 #include <cstdint>
