@@ -262,7 +262,7 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'tra
                      // the balancer's parts take parsed values (balance_command.cpp reads the section)
                      'balance_problem.cpp', 'branch_and_bound.cpp', 'least_over.cpp', 'offset_search.cpp',
                      'recompute_frontier.cpp', 'stage_bounds.cpp', 'stage_recompute.cpp', 'suffix_bound.cpp', 'threshold_bound.cpp',
-                     'recompute_price.cpp', 'plan_replay.cpp', 'whole_plan_bound.cpp', 'plan_mixture.cpp', 'program_paths.cpp',
+                     'recompute_price.cpp', 'plan_replay.cpp', 'whole_plan_bound.cpp', 'whole_plan_ascent.cpp', 'program_paths.cpp',
                      'count_search.cpp', 'dense_lp.cpp',
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',

@@ -274,11 +274,14 @@ struct LargeMaster {
 };
 
 // The time budget is kept inside a round: with the clock moving 1 ms per reading and a 25 ms budget,
-// the ascent stops at its first reading past 25 ms (given up), and between two readings the masters
-// do at most the work that makes the budget read the clock (64 units of 256 multiply-adds) plus one
-// step of a pivot or of an inverse (at most rows x (rows + columns) multiply-adds, columns = 1 + 2
-// memory rows + bounds + plans). Its best is a bound of the ascent's prefix, so never above the
-// best of an ascent without a clock.
+// the ascent stops at its first reading past 25 ms (given up), and between two readings the master
+// does at most the work that makes the budget read the clock (64 units of 256 multiply-adds) plus
+// one step of its solver (dense_lp.hpp): a pivot (rows x variables, variables = t, the memory rows'
+// parts over their limits and the plans), with at most two refreshes of the basic values (as much
+// each) and the moves of nonbasic variables to their other bounds before it (rows each, at most one
+// per variable), or a plan's column or a path's row added (at most rows x (rows + memory rows +
+// variables)). Its best is a bound of the ascent's prefix, so never above the best of an ascent
+// without a clock.
 TEST(BalanceWholeBound, AscentStopsInsideItsShareOfTime) {
   const LargeMaster c;
   const BalanceOptions options = c.options();
@@ -290,8 +293,8 @@ TEST(BalanceWholeBound, AscentStopsInsideItsShareOfTime) {
   ASSERT_EQ(full.ascend(unlimited, std::numeric_limits<double>::infinity()), balancer::PhaseStatus::done);
   int memories = 0;
   for (const auto& vectors : problem.peaks) memories += static_cast<int>(vectors.size());
-  const double rows = full.master_rows(), columns = 1 + 2.0 * memories + full.bounds() + full.plans();
-  const double between = 64 * 256 + rows * (rows + columns);
+  const double rows = full.master_rows(), variables = 1.0 + memories + full.plans();
+  const double between = 64 * 256 + rows * (4 * variables + rows + memories + 8);
   // The unlimited ascent does far more than 25 readings' worth of work: the clock must stop it.
   ASSERT_GT(full.master_work(), 40 * between);
 

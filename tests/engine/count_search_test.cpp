@@ -1,8 +1,8 @@
-// The count search (count_search.hpp) and its linear programs (dense_lp.hpp): small programs whose
-// optimum is worked by hand; the count search against exhaustive search (every partition, every
-// layer's recompute, each estimated) on small models whose movable layers are alike, under every
-// schedule it reads; when it applies; and in the balance, issue 18's interleaved case proven
-// optimal at the optimum the offline proof found (docs/proofs/interleaved-96-layers.lp).
+// The count search (count_search.hpp; its linear programs are tested in dense_lp_test.cpp): against
+// exhaustive search (every partition, every layer's recompute, each estimated) on small models whose
+// movable layers are alike, under every schedule it reads; when it applies; and in the balance,
+// issue 18's interleaved case proven optimal at the optimum the offline proof found
+// (docs/proofs/interleaved-96-layers.lp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +15,6 @@
 #include "balance/balance_budget.hpp"
 #include "balance/balance_problem.hpp"
 #include "balance/count_search.hpp"
-#include "balance/dense_lp.hpp"
 #include "balance_helpers.hpp"
 #include "helpers.hpp"
 #include "ppb/io/request_reader.hpp"
@@ -27,99 +26,8 @@ namespace {
 using balancer::BalanceProblem;
 using balancer::Budget;
 using balancer::CountSearch;
-using balancer::DenseLp;
 using balancer::kInf;
 using balancer::PhaseStatus;
-
-// min x0 + x1 subject to x0 + 2 x1 >= 4 and 3 x0 + x1 >= 6, 0 <= x <= 10. The two rows meet at
-// (8/5, 6/5), worth 14/5; the axes' vertices are worth 4 (x1 = 0, x0 >= 4) and 6 (x0 = 0, x1 >= 6).
-DenseLp two_rows() {
-  DenseLp lp({1, 1});
-  lp.set_bounds(0, 0, 10);
-  lp.set_bounds(1, 0, 10);
-  lp.activate(lp.add_row({1, 2}, 4, kInf));
-  lp.activate(lp.add_row({3, 1}, 6, kInf));
-  return lp;
-}
-
-TEST(DenseLp, SolvesAHandWorkedProgram) {
-  DenseLp lp = two_rows();
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  EXPECT_NEAR(lp.x(0), 1.6, 1e-6);
-  EXPECT_NEAR(lp.x(1), 1.2, 1e-6);
-  EXPECT_NEAR(lp.objective(), 2.8, 1e-5);
-  // The dual bound is the optimum, to the working costs' perturbation, never above.
-  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
-  EXPECT_GE(lp.bound(), 2.8 - 1e-4);
-}
-
-TEST(DenseLp, ABranchAndItsUndoingAndRowsAddedAfter) {
-  DenseLp lp = two_rows();
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  DenseLp::State root;
-  lp.save(root);
-  // x0 <= 1: then x1 >= max((4 - x0) / 2, 6 - 3 x0) = 3 at x0 = 1, worth 4.
-  lp.set_bounds(0, 0, 1);
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  EXPECT_NEAR(lp.objective(), 4, 1e-5);
-  // A row added in the branch: x0 + x1 >= 5, worth 5 (x0 = 1, x1 = 4).
-  lp.activate(lp.add_row({1, 1}, 5, kInf));
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  EXPECT_NEAR(lp.objective(), 5, 1e-5);
-  EXPECT_EQ(lp.rows(), 3);
-  // Back at the root: the branch's bound and row are gone.
-  lp.restore(root);
-  EXPECT_EQ(lp.rows(), 2);
-  EXPECT_EQ(lp.pool(), 3);
-  EXPECT_EQ(lp.upper(0), 10);
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  EXPECT_NEAR(lp.objective(), 2.8, 1e-5);
-  // x0 >= 2 (the other branch): x1 >= max(1, 0) = 1, worth 3.
-  lp.set_bounds(0, 2, 10);
-  ASSERT_EQ(lp.solve(100), DenseLp::Status::optimal);
-  EXPECT_NEAR(lp.objective(), 3, 1e-5);
-}
-
-TEST(DenseLp, InfeasibleProgramsAreSaidToBe) {
-  DenseLp lp = two_rows();
-  // x0 + 2 x1 <= 3 against x0 + 2 x1 >= 4.
-  lp.activate(lp.add_row({1, 2}, -kInf, 3));
-  EXPECT_EQ(lp.solve(100), DenseLp::Status::infeasible);
-  DenseLp boxed = two_rows();
-  boxed.set_bounds(0, 0, 1);
-  boxed.set_bounds(1, 0, 1);  // x0 + 2 x1 <= 3 < 4
-  EXPECT_EQ(boxed.solve(100), DenseLp::Status::infeasible);
-}
-
-// Whatever the basis, bound() is at most the optimum: after one pivot (stopped), at the start, and
-// on a program whose every row is written many times over (degenerate: many ties) with costs that
-// are mostly zero, which must still be solved, not cycle.
-TEST(DenseLp, TheBoundIsValidAtEveryBasisAndDegenerateProgramsEnd) {
-  DenseLp lp = two_rows();
-  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
-  EXPECT_EQ(lp.solve(1), DenseLp::Status::stopped);
-  EXPECT_LE(lp.bound(), 2.8 + 1e-9);
-
-  // min t subject to t >= x_i + x_j for every pair (each row 5 times), sum x = 3, 0 <= x <= 3 over
-  // four x: the least largest pair sum is 1.5 (every x at 3/4).
-  DenseLp many({0, 0, 0, 0, 1});
-  for (int j = 0; j < 4; ++j) many.set_bounds(j, 0, 3);
-  many.set_bounds(4, 0, 100);
-  many.activate(many.add_row({1, 1, 1, 1, 0}, 3, 3));
-  for (int copy = 0; copy < 5; ++copy)
-    for (int i = 0; i < 4; ++i)
-      for (int j = i + 1; j < 4; ++j) {
-        std::vector<double> a(5, 0);
-        a[static_cast<std::size_t>(i)] = -1;
-        a[static_cast<std::size_t>(j)] = -1;
-        a[4] = 1;
-        many.activate(many.add_row(a, 0, kInf));
-      }
-  ASSERT_EQ(many.solve(10'000), DenseLp::Status::optimal);
-  EXPECT_NEAR(many.objective(), 1.5, 1e-5);
-  EXPECT_LE(many.bound(), 1.5 + 1e-9);
-  EXPECT_GE(many.bound(), 1.5 - 1e-4);
-}
 
 // A model of the count form: a pinned first and last layer (each on half of the trials) around
 // `body` copies of one layer with `kinds` recompute options (0 to 2).

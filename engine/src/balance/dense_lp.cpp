@@ -1,10 +1,13 @@
-// The count search's linear programs: a bounded dual simplex on a condensed tableau. See dense_lp.hpp.
+// The balancer's linear programs: a bounded dual simplex on a condensed tableau. See dense_lp.hpp.
 #include "dense_lp.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace ppb::balancer {
 namespace {
@@ -28,15 +31,16 @@ DenseLp::DenseLp(std::vector<double> cost)
       side_(cost_.size(), -1) {
   for (int j = 0; j < n_; ++j) nonbasic_.push_back(j);
   locate();
-  // The working costs of the variables that cost nothing are raised a little, differently for each,
-  // so that their reduced costs do not tie at zero: without it the dual simplex cycles on these
-  // programs (every variable but T costs nothing). bound() prices with the true costs, so the bound
-  // stays valid; it is lower by at most each perturbation times its variable's range.
-  std::uint32_t seed = 12345;
-  for (double& d : d_) {
-    seed = seed * 1664525u + 1013904223u;
-    if (d == 0) d = kPerturbation * (1 + static_cast<double>(seed >> 8) / 16777216.0);
-  }
+  for (double& d : d_) d = working_cost(d);
+}
+
+// The working costs of the variables that cost nothing are raised a little, differently for each, so
+// that their reduced costs do not tie at zero: without it the dual simplex cycles on the count
+// search's programs (every variable but T costs nothing). bound() prices with the true costs, so the
+// bound stays valid; it is lower by at most each perturbation times its variable's range.
+double DenseLp::working_cost(double cost) {
+  seed_ = seed_ * 1664525u + 1013904223u;
+  return cost == 0 ? kPerturbation * (1 + static_cast<double>(seed_ >> 8) / 16777216.0) : cost;
 }
 
 void DenseLp::locate() {
@@ -56,10 +60,54 @@ void DenseLp::set_bounds(int j, double lower, double upper) {
 
 void DenseLp::shift(int q, double delta) {
   if (delta == 0) return;
+  work_ += m_;
   const auto n = static_cast<std::size_t>(n_);
   for (int i = 0; i < m_; ++i)
     xb_[static_cast<std::size_t>(i)] += tau_[static_cast<std::size_t>(i) * n + static_cast<std::size_t>(q)] * delta;
   ++shifts_;
+}
+
+int DenseLp::add_column(double cost, const std::vector<double>& column, double lower, double upper) {
+  const auto n = static_cast<std::size_t>(n_), m = static_cast<std::size_t>(m_);
+  for (std::size_t k = 0; k < a_.size(); ++k) a_[k].push_back(column[k]);
+  // The tableau wrote each basic variable in the nonbasic ones, a nonbasic row's logical standing
+  // for a_i . x without the new variable: r_i - c_i x_new now. So x_new's column is, in each row,
+  // minus the sum of the nonbasic logicals' entries times their c_i, plus c_i where the row's basic
+  // variable is logical i itself (r_i = its old expression + c_i x_new); its reduced cost likewise.
+  std::vector<std::pair<std::size_t, double>> logicals;
+  double d = working_cost(cost);
+  for (std::size_t q = 0; q < n; ++q) {
+    const int k = nonbasic_[q];
+    const double c = k >= n_ ? column[static_cast<std::size_t>(active_[static_cast<std::size_t>(k - n_)])] : 0;
+    if (c == 0) continue;
+    logicals.emplace_back(q, c);
+    d -= d_[q] * c;
+  }
+  tau_.resize(m * (n + 1));
+  for (std::size_t i = m; i-- > 0;) {  // each row moved to its wider place, the last first
+    std::copy_backward(tau_.begin() + static_cast<std::ptrdiff_t>(i * n),
+                       tau_.begin() + static_cast<std::ptrdiff_t>(i * n + n),
+                       tau_.begin() + static_cast<std::ptrdiff_t>(i * (n + 1) + n));
+    double* row = tau_.data() + i * (n + 1);
+    const int b = basis_[i];
+    double v = b >= n_ ? column[static_cast<std::size_t>(active_[static_cast<std::size_t>(b - n_)])] : 0;
+    for (const auto& [q, c] : logicals) v -= row[q] * c;
+    row[n] = v;
+  }
+  work_ += static_cast<double>(m) * static_cast<double>(n + logicals.size());
+  // The logicals are numbered after the variables: one more variable moves each up by one.
+  for (int& k : basis_) k += k >= n_ ? 1 : 0;
+  for (int& k : nonbasic_) k += k >= n_ ? 1 : 0;
+  lo_.insert(lo_.begin() + n_, lower);
+  hi_.insert(hi_.begin() + n_, upper);
+  cost_.push_back(cost);
+  d_.push_back(d);
+  nonbasic_.push_back(n_);
+  side_.push_back(-1);
+  const int j = n_++;
+  locate();
+  shift(j, lower);  // its column times its value, in the basic values
+  return j;
 }
 
 int DenseLp::add_row(const std::vector<double>& a, double lo, double hi) {
@@ -104,6 +152,7 @@ void DenseLp::activate(int k) {
     } else {
       const double* src = tau_.data() + static_cast<std::size_t>(at) * n;
       for (std::size_t q = 0; q < n; ++q) row[q] += aj * src[q];
+      work_ += static_cast<double>(n);
     }
   }
   basis_.push_back(n_ + m_);
@@ -138,6 +187,7 @@ void DenseLp::pivot(int r, int q) {
     for (std::size_t j = 0; j < n; ++j) d_[j] += f * pr[j];
     d_[uq] = f * inv;
   }
+  work_ += static_cast<double>(m_ + 1) * static_cast<double>(n);
   const int leaving = basis_[static_cast<std::size_t>(r)], entering = nonbasic_[uq];
   basis_[static_cast<std::size_t>(r)] = entering;
   nonbasic_[uq] = leaving;
@@ -149,6 +199,7 @@ void DenseLp::pivot(int r, int q) {
 void DenseLp::compute_basics() {
   shifts_ = 0;
   const auto n = static_cast<std::size_t>(n_);
+  work_ += static_cast<double>(m_) * static_cast<double>(n);
   std::vector<double>& xn = scratch_;
   xn.resize(n);
   for (std::size_t q = 0; q < n; ++q) xn[q] = bound_of(nonbasic_[q], side_[q]);
@@ -171,8 +222,10 @@ DenseLp::Status DenseLp::solve(int pivots) {
     if (side_[q] > 0 && d_[q] > kDualTolerance && lo_[k] > -kInfinity) side_[q] = -1;
     shift(static_cast<int>(q), bound_of(nonbasic_[q], side_[q]) - before);
   }
+  work_ += static_cast<double>(n);
   for (int step = 0;; ++step, ++run_) {
     if (shifts_ >= kRefresh || pivots_ == 0) compute_basics();
+    work_ += static_cast<double>(m_) + 2 * static_cast<double>(n);  // the leaving row, the ratio test
     // The row whose basic value is furthest past a bound leaves, to that bound. After kBlandAfter
     // pivots (degenerate pivots can cycle) Bland's rule instead: the infeasible basic variable of the
     // least index leaves, and the entering one is the least index among the least ratios, which
@@ -236,6 +289,15 @@ DenseLp::Status DenseLp::solve(int pivots) {
     xb_[static_cast<std::size_t>(r)] = entering;
     pivot(r, enter);
     side_[uq] = up ? -1 : 1;
+  }
+}
+
+void DenseLp::row_duals(std::vector<double>& y) const {
+  y.assign(a_.size(), 0);
+  for (int q = 0; q < n_; ++q) {
+    const int k = nonbasic_[static_cast<std::size_t>(q)];
+    if (k >= n_)
+      y[static_cast<std::size_t>(active_[static_cast<std::size_t>(k - n_)])] = d_[static_cast<std::size_t>(q)];
   }
 }
 

@@ -1,15 +1,22 @@
-// A small linear program for the count search's branch and bound (internal to the engine):
+// The balancer's linear programs (internal to the engine): the count search's branch and cut and the
+// whole-plan bound's master (its column generation over mixtures of plans). Each is
 //     min cost . x   subject to   lo_i <= a_i . x <= hi_i (each row),   lower_j <= x_j <= upper_j,
 // the variables' bounds finite, a row's may be infinite on one side. Solved by a bounded dual
 // simplex on a condensed (Tucker) tableau: each basic variable as a combination of the n nonbasic
-// ones, m x n for m rows, so that a pivot costs m x n however many rows there are (tens of
-// variables, hundreds of rows). Each row has a logical r_i = a_i . x, basic at first, which is dual
-// feasible when no cost is negative. A branch changes a bound and a cut adds a row; both keep the
-// basis dual feasible, so a node re-solves from its parent's basis in a few pivots.
+// ones, m x n for m rows, so that a pivot costs m x n however many rows there are (the count
+// search's tens of variables, the master's hundreds of plans; hundreds of rows). Each row has a
+// logical r_i = a_i . x, basic at first, which is dual feasible when no cost is negative. A branch
+// changes a bound and a cut adds a row; both keep the basis dual feasible, so a node re-solves from
+// its parent's basis in a few pivots. A column (a variable added after the start, as column
+// generation adds plans) keeps the basis too: it enters nonbasic, and with every variable boxed a
+// reduced cost on the wrong side only moves the variable to its other bound, so the dual simplex
+// goes on from a dual feasible basis.
 //
-// What the search relies on is bound(): a Lagrangian bound from the basis' duals evaluated on the
-// rows as given, so that whatever rounding the tableau gathered, the bound is a valid lower bound
-// (weak duality); the solver's accuracy moves its strength, never its validity.
+// What the count search relies on is bound(): a Lagrangian bound from the basis' duals evaluated on
+// the rows as given, so that whatever rounding the tableau gathered, the bound is a valid lower bound
+// (weak duality); the solver's accuracy moves its strength, never its validity. The whole-plan bound
+// reads the row duals alone (row_duals()) and builds its own bound from them, valid for the same
+// reason.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +30,12 @@ class DenseLp {
   explicit DenseLp(std::vector<double> cost);
 
   void set_bounds(int j, double lower, double upper);
+  [[nodiscard]] int variables() const { return n_; }
+  // Adds a variable of cost `cost` (any sign: its box is finite), boxed in [lower, upper], whose
+  // coefficient in each row of the pool is `column` (one entry per row, active or not), and returns
+  // its index. It enters nonbasic at its lower bound; the basis and its tableau are kept. A State
+  // saved before it no longer fits the program (restore only states saved after the last column).
+  int add_column(double cost, const std::vector<double>& column, double lower, double upper);
   [[nodiscard]] double lower(int j) const { return lo_[static_cast<std::size_t>(j)]; }
   [[nodiscard]] double upper(int j) const { return hi_[static_cast<std::size_t>(j)]; }
   // Adds lo <= a . x <= hi (a dense, one entry per variable) to the pool of rows and returns its
@@ -49,7 +62,15 @@ class DenseLp {
   // the variables, each at its cheaper bound: with `slopes`, each variable's coefficient in it, so
   // that x_j moved k from that bound raises the bound by k |slope_j|.
   [[nodiscard]] double bound(std::vector<double>* slopes = nullptr) const;
+  // The last basis' dual of each row of the pool into `y` (one entry per row): the reduced cost of
+  // its logical where that is nonbasic (at the working costs), 0 where basic or the row inactive.
+  // At an optimal basis, y_i <= 0 on a row at its upper bound and >= 0 at its lower, and
+  // cost_j - sum_i y_i a_ij is >= 0 for a variable at its lower bound, <= 0 at its upper, 0 if basic.
+  void row_duals(std::vector<double>& y) const;
   [[nodiscard]] std::int64_t pivots() const { return pivots_; }
+  // Arithmetic done so far, in multiply-adds (about): pivots, refreshes, rows and columns added. It
+  // depends only on the programs solved, so that a caller's budget can count it as work.
+  [[nodiscard]] double work() const { return work_; }
 
   // The active rows, the basis, the tableau and the variables' bounds: what a branch changes.
   struct State {
@@ -67,6 +88,8 @@ class DenseLp {
  private:
   [[nodiscard]] double value(int k) const;
   [[nodiscard]] double bound_of(int k, int side) const;
+  // The working cost of a variable of cost `cost`: a cost of 0 perturbed (see the constructor).
+  [[nodiscard]] double working_cost(double cost);
   // Exchanges the basic variable of row r with the nonbasic one of column q.
   void pivot(int r, int q);
   // The basic values into xb_, afresh; shift() moves them by nonbasic column q's change `delta`
@@ -94,6 +117,8 @@ class DenseLp {
   int shifts_ = 0;  // since the basic values were computed afresh
   int run_ = 0;     // pivots of the solve in progress
   std::int64_t pivots_ = 0;
+  double work_ = 0;
+  std::uint32_t seed_ = 12345;  // of the working costs' perturbation, the columns' included
 };
 
 }  // namespace ppb::balancer

@@ -1,11 +1,10 @@
-// The whole-plan bound: its tables, the dynamic program and the ascent over its multipliers (column
-// generation with row generation). See whole_plan_bound.hpp.
+// The whole-plan bound: its stage bounds, its tables and the dynamic program over them. The ascent
+// over its multipliers is in whole_plan_ascent.cpp. See whole_plan_bound.hpp.
 #include "whole_plan_bound.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "plan_mixture.hpp"
 #include "ppb/schedule/schedule.hpp"
 
 namespace ppb::balancer {
@@ -13,22 +12,6 @@ namespace {
 
 // Tables of virtual stages x layers beyond this are not built (each round costs a pass over them).
 constexpr double kMaxCells = 1e6;
-// The master's rows (stage bounds, memory rows and the convexity row, path rows included) at most:
-// its basis inverse takes rows^2 doubles and each refresh about 2 rows^3 multiply-adds (at 500, 2 MB
-// and 2.5e8), and every bound takes kTerms x V doubles. A problem with more bounds goes without it.
-constexpr int kMaxRows = 500;
-// The price the master pays per MiB over a limit on average (ms per MiB): the prices never exceed it.
-constexpr double kPriceCap = 10;
-// Pivots per solve of the master, and the weight of the best multipliers in the next probe.
-constexpr int kPivots = 5000;
-constexpr double kSmoothing = 0.5;
-// Path rows at most, and how often (in rounds) one is looked for before the master converges.
-constexpr int kMaxPathRows = 200;
-constexpr int kPathEvery = 5;
-// The ascent's work, in table cells: its rounds are as many as fit (at most kRounds); and all of its
-// work, the master's included (multiply-adds, about), checked before each round and at each pivot.
-constexpr double kAscentCells = 1.5e8;
-constexpr double kAscentWork = 3e9;
 
 }  // namespace
 
@@ -333,134 +316,6 @@ void WholePlanBound::values(const std::vector<double>& terms, std::vector<double
     for (std::size_t k = 0; k < rows; ++k) g += c[k] * terms[k];
     out[j] = g;
   }
-}
-
-static_assert(static_cast<int>(ProgramPaths::kSend) == 4 && static_cast<int>(ProgramPaths::kTerms) == 5,
-              "the path rows' terms are the whole-plan bound's");
-
-bool WholePlanBound::add_path(double master, Budget& budget) {
-  if (!paths_ || path_rows_ >= kMaxPathRows || nb_ + memories_ + 1 >= kMaxRows) return false;
-  mixture_->shares(shares_);
-  mixed_.assign(terms_.size(), 0);
-  for (std::size_t k = 0; k < shares_.size(); ++k)
-    if (shares_[k] > 0)
-      for (std::size_t t = 0; t < mixed_.size(); ++t) mixed_[t] += shares_[k] * plan_terms_[k][t];
-  double tail = 0;
-  const double longest = paths_->longest(mixed_, path_row_, tail);
-  budget.add_work(static_cast<std::int64_t>(paths_->operations() / 16 + mixed_.size() / 64) + 1);
-  if (!(longest > master + 1e-9 * std::fabs(master))) return false;
-  add_bound(path_row_, tail);
-  ++path_rows_;
-  lambda_.push_back(0);
-  best_lambda_.push_back(0);
-  // The master again, with the new row: every plan so far, its values at every bound. (Its basis
-  // could be extended by the new row's slack instead, but every column index after the bounds'
-  // would shift; a rebuild costs one inverse, about what 1 / kPathEvery of the rounds' pivots do.)
-  master_work_before_ += mixture_->work();
-  mixture_ = std::make_unique<PlanMixture>(nb_, memories_, kPriceCap);
-  for (std::size_t k = 0; k < plan_terms_.size(); ++k) {
-    values(plan_terms_[k], g_);
-    mixture_->add(g_, plan_slack_[k], budget);
-  }
-  return true;
-}
-
-// Column generation (Dantzig-Wolfe): the plans the program picks are the columns of a small linear
-// program (plan_mixture.hpp) whose duals are the next weights and prices; each is taken halfway
-// from the best multipliers so far (in-out smoothing, which damps the oscillation of the duals), and
-// at the duals themselves when that does not raise the bound. The master's value bounds the
-// relaxation's best from above, so the ascent stops when the two meet.
-PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
-  if (!applies_) return PhaseStatus::done;
-  const auto units = static_cast<std::int64_t>(static_cast<double>(V_) * static_cast<double>(width_) / 64 +
-                                               static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) +
-                     1;
-  const int rounds = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(units * 64)));
-  const auto flat = [&](const std::vector<std::vector<double>>& x, std::vector<double>& out) {
-    out.clear();
-    for (const auto& y : x) out.insert(out.end(), y.begin(), y.end());
-  };
-  const auto unflat = [&](const std::vector<double>& in, std::vector<std::vector<double>>& x) {
-    std::size_t k = 0;
-    for (auto& y : x)
-      for (double& v : y) v = in[k++];
-  };
-  // Evaluates the bound at (lambda_, mu_), keeps the best, and adds the plan picked as a column.
-  const auto probe = [&]() {
-    const double value = evaluate(lambda_, mu_);
-    if (!(value < kInf)) return value;
-    if (value > best_) {
-      best_ = value;
-      best_lambda_ = lambda_;
-      best_mu_ = mu_;
-    }
-    subgradient();
-    flat(slack_, flat_slack_);
-    if (!mixture_) mixture_ = std::make_unique<PlanMixture>(nb_, memories_, kPriceCap);
-    mixture_->add(g_, flat_slack_, budget);
-    plan_terms_.push_back(terms_);
-    plan_slack_.push_back(flat_slack_);
-    return value;
-  };
-  // The work of the tables' rounds so far and of the masters: what kAscentWork caps.
-  const auto work = [&]() {
-    return master_work_before_ + (mixture_ ? mixture_->work() : 0) +
-           static_cast<double>(round_) * static_cast<double>(units) * 64;
-  };
-  while (!finished_ && (solving_ || round_ < rounds)) {
-    if (!solving_) {
-      if (work() > kAscentWork) break;
-      if (budget.tick(units)) break;
-      ++round_;
-    }
-    if (round_ == 1) {
-      if (!(probe() < kInf)) {  // no partition at all: nothing to raise
-        best_ = kInf;
-        break;
-      }
-    } else {
-      // The master, from its last basis; a slice may end inside it (it goes on in the next).
-      solving_ = true;
-      const PhaseStatus solved = mixture_->solve(kPivots, kAscentWork - work() + mixture_->work(), budget);
-      if (solved == PhaseStatus::paused) return solved;
-      solving_ = false;
-      if (solved == PhaseStatus::given_up) break;
-      const double master = mixture_->duals(dual_lambda_, dual_mu_);
-      double sum = 0;
-      for (double x : dual_lambda_) sum += x;
-      if (!(sum > 0)) break;  // no weights: the master failed (numerically); keep the best so far
-      for (double& x : dual_lambda_) x /= sum;
-      for (double& x : dual_mu_) x /= sum;
-      master_ = master;
-      // The relaxation's best is reached: unless a path of the program at the master's mixture is
-      // longer than its value (a row that cuts the mixture off), the ascent is done.
-      if (master - best_ <= 1e-9 * std::fabs(master)) {
-        if (add_path(master, budget)) continue;
-        break;
-      }
-      if (round_ % kPathEvery == 0 && add_path(master, budget)) continue;
-      flat(best_mu_, flat_slack_);
-      for (std::size_t j = 0; j < lambda_.size(); ++j)
-        lambda_[j] = kSmoothing * best_lambda_[j] + (1 - kSmoothing) * dual_lambda_[j];
-      for (std::size_t k = 0; k < flat_slack_.size(); ++k)
-        flat_slack_[k] = kSmoothing * flat_slack_[k] + (1 - kSmoothing) * dual_mu_[k];
-      unflat(flat_slack_, mu_);
-      const double before = best_;
-      probe();
-      if (!(best_ > before)) {
-        lambda_ = dual_lambda_;
-        unflat(dual_mu_, mu_);
-        probe();
-      }
-    }
-    if (budget.hit()) break;
-    if (target < kInf && best_ >= target) break;  // the bound meets the best plan
-    if (budget.slice_over() && round_ < rounds) return PhaseStatus::paused;
-  }
-  finished_ = true;
-  solving_ = false;
-  if (best_ > -kInf && best_ < kInf) evaluate(best_lambda_, best_mu_);
-  return budget.hit() ? PhaseStatus::given_up : PhaseStatus::done;
 }
 
 }  // namespace ppb::balancer

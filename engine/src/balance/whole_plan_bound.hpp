@@ -11,7 +11,8 @@
 // prices are raised by an ascent once the search has run a while (branch_and_bound.hpp); with the
 // best of them, the program's suffix (rest) and
 // each range's cost bound every branch of the search in O(1). The argument is in docs/ppb.md
-// (bounds for every schedule, 5).
+// (bounds for every schedule, 5). Its tables and dynamic program are in whole_plan_bound.cpp, the
+// ascent (column generation, its master a DenseLp) in whole_plan_ascent.cpp.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@
 
 #include "balance_budget.hpp"
 #include "balance_problem.hpp"
-#include "plan_mixture.hpp"
+#include "dense_lp.hpp"
 #include "program_paths.hpp"
 
 namespace ppb::balancer {
@@ -69,12 +70,17 @@ class WholePlanBound {
 
   [[nodiscard]] double master() const { return master_; }
   [[nodiscard]] int rounds() const { return round_; }
-  [[nodiscard]] int plans() const { return mixture_ ? mixture_->plans() : 0; }
+  [[nodiscard]] int plans() const { return static_cast<int>(plan_terms_.size()); }
   [[nodiscard]] int path_rows() const { return path_rows_; }
-  // The masters' arithmetic so far (multiply-adds, about), and their rows now.
-  [[nodiscard]] double master_work() const { return master_work_before_ + (mixture_ ? mixture_->work() : 0); }
+  // The master's arithmetic so far (multiply-adds, about), and its rows now.
+  [[nodiscard]] double master_work() const { return lp_ ? lp_->work() : 0; }
   [[nodiscard]] int master_rows() const { return nb_ + memories_ + 1; }
   static constexpr int kRounds = 600;
+  // The master's rows (stage bounds, memory rows and the convexity row, path rows included) at most:
+  // its tableau takes rows x (plans + memory rows + 1) doubles, as does its pool of rows, and each
+  // pivot about as many multiply-adds; every bound takes kTerms x V doubles. A problem with more
+  // bounds goes without it.
+  static constexpr int kMaxRows = 500;
 
  private:
   void build(const std::vector<double>& lambda, const std::vector<std::vector<double>>& mu);
@@ -117,22 +123,49 @@ class WholePlanBound {
   bool finished_ = false;
   std::vector<double> lambda_, best_lambda_;
   std::vector<double> dual_lambda_, dual_mu_, flat_slack_;  // the master's duals; scratch
-  std::unique_ptr<PlanMixture> mixture_;
+  // The restricted master (whole_plan_ascent.cpp): over mixtures of the plans found so far, the
+  // least largest stage bound, each memory row within its limit on average or paid for,
+  //     min t + kPriceCap sum_r over_r   subject to   sum_k alpha_k g_kj - t <= 0 (each bound j),
+  //     sum_k alpha_k slack_kr - over_r <= 0 (each memory row r),   sum_k alpha_k = 1,
+  // alpha, over >= 0. Its variables: t, then each over_r, then each plan's share alpha_k (a column
+  // added with the plan); its rows: the bounds' (bound_row_: their rows in the pool, path rows
+  // last), the memory rows' (from memory_row_), the convexity row. Only its duals are read.
+  std::unique_ptr<DenseLp> lp_;
+  std::vector<int> bound_row_;
+  int memory_row_ = 0, convexity_row_ = 0;
+  // The boxes of t and of each over_r, widened as plans come (DenseLp wants every variable boxed):
+  // strictly around every value they can take at an optimum, so that no box binds there.
+  double g_low_ = kInf, g_high_ = -kInf;
+  std::vector<double> over_high_;
+  std::vector<double> column_, y_;  // scratch
+  int pivot_ = 0;                   // pivots of the master's solve in progress
+  bool optimal_ = false;            // the last solve of the master ended at its optimum
+  double ticked_ = 0;               // of the master's work, what the budget has counted
+  void start_master();
+  // Adds the plan of g_ and flat_slack_ as a column of the master.
+  void add_plan(Budget& budget);
+  // Widens t's box to hold bound values from `low` to `high`.
+  void widen(double low, double high);
+  // Solves the master from its last basis, a pivot at a time, each counted by the budget: stops
+  // when the time budget is spent (given up), pauses at the end of a slice (the next call goes on with
+  // the same pivots), and is done at its optimum or after kPivots pivots or the work `cap`.
+  PhaseStatus solve_master(double cap, Budget& budget);
+  // Counts the master's work not counted yet; true once a budget is spent.
+  bool spend(Budget& budget);
   // Path rows: the longest path of the program at the master's mixture of plans, added as a bound
-  // when it is longer than the master's value (row generation); every plan's terms and memory are
-  // kept to rebuild the master with the new row.
+  // when it is longer than the master's value (row generation); every plan's terms are kept to
+  // write the new row's value at each.
   std::unique_ptr<ProgramPaths> paths_;
-  std::vector<std::vector<double>> plan_terms_, plan_slack_;
-  std::vector<double> shares_, mixed_, path_row_;
+  std::vector<std::vector<double>> plan_terms_;
+  std::vector<double> mixed_, path_row_;
   int path_rows_ = 0;
   // Each bound's value at virtual stage terms `terms` (kTerms x V) into `out`.
   void values(const std::vector<double>& terms, std::vector<double>& out) const;
   // The longest path at the master's mixture, added as a bound when it exceeds `master`: true if so.
   bool add_path(double master, Budget& budget);
   double master_ = kInf;
-  double master_work_before_ = 0;  // of the masters rebuilt
-  int memories_ = 0;               // the master's memory rows
-  bool solving_ = false;           // a slice ended inside the master's solve
+  int memories_ = 0;      // the master's memory rows
+  bool solving_ = false;  // a slice ended inside the master's solve
   std::vector<std::vector<double>> mu_, best_mu_;
   double best_ = -kInf;
 };
