@@ -10,6 +10,7 @@
 #include "ppb/commands/commands.hpp"
 #include "ppb/io/io.hpp"
 #include "ppb/model/model.hpp"
+#include "ppb/model/transformer.hpp"
 #include "ppb/plan/plan.hpp"
 #include "test_models.hpp"
 
@@ -34,6 +35,24 @@ inline bool has_error(const json& response, const std::string& code, const std::
   for (const auto& e : response.value("errors", json::array()))
     if (e.at("code") == code && e.at("path") == path) return true;
   return false;
+}
+
+// The model document the transformer generator makes of a request (a failure of the test when it
+// reports an error; an empty object then).
+inline json generate(const json& request) {
+  Diagnostics d;
+  auto model = transformer_model(request, d);
+  EXPECT_TRUE(d.ok()) << errors_json(d).dump();
+  return model.value_or(json::object());
+}
+
+// The layer entry of a model document with this name (a failure of the test when there is none).
+inline const json& entry(const json& model, const std::string& name) {
+  for (const json& layer : model["layers"])
+    if (layer["name"] == name) return layer;
+  static const json none;
+  ADD_FAILURE() << "no layer " << name;
+  return none;
 }
 
 }  // namespace ppb::test

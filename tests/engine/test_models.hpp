@@ -185,4 +185,49 @@ inline nlohmann::json heavy_ends_layers(const nlohmann::json& decoders) {
   return layers;
 }
 
+// ---- transformer descriptions -------------------------------------------------------------------------------------
+
+// The tiny transformer the generator tests work out by hand: s 8, b 1, h 16, 4 heads (head width 4), RMSNorm, a
+// plain MLP of 32, no dropout, vocabulary 128, two layers; `extra` adds or replaces fields.
+inline nlohmann::json tiny_transformer(const nlohmann::json& extra = nullptr) {
+  nlohmann::json t = {{"num_layers", 2},
+                      {"hidden_size", 16},
+                      {"num_attention_heads", 4},
+                      {"ffn_hidden_size", 32},
+                      {"normalization", "rmsnorm"},
+                      {"dropout", false},
+                      {"vocab_size", 128},
+                      {"seq_length", 8}};
+  if (extra.is_object()) t.update(extra);
+  return t;
+}
+
+// DeepSeek-V3 as its config.json describes it (arXiv 2412.19437): MLA, 3 dense layers first, 256 routed experts
+// of which 8 per token and one shared, one MTP module.
+inline nlohmann::json deepseek_v3_transformer() {
+  return {{"num_layers", 61},
+          {"hidden_size", 7168},
+          {"num_attention_heads", 128},
+          {"ffn_hidden_size", 18432},
+          {"gated_mlp", true},
+          {"normalization", "rmsnorm"},
+          {"dropout", false},
+          {"vocab_size", 129280},
+          {"seq_length", 4096},
+          {"tied_embeddings", false},
+          {"mla",
+           {{"q_lora_rank", 1536},
+            {"kv_lora_rank", 512},
+            {"qk_rope_head_dim", 64},
+            {"qk_nope_head_dim", 128},
+            {"v_head_dim", 128}}},
+          {"mtp_layers", 1},
+          {"moe",
+           {{"num_experts", 256},
+            {"top_k", 8},
+            {"expert_ffn_hidden_size", 2048},
+            {"shared_experts", 1},
+            {"first_dense_layers", 3}}}};
+}
+
 }  // namespace ppb::test

@@ -51,15 +51,7 @@ TEST(Throughput, MfuOfAUniformOneFOneBPlan) {
 // the head 2 V h x 8 = 32,768; the embedding none. With pp 1 and m 1 the MFU is 3 x the sum over
 // the step time at 989 TFLOP/s: the compute-only step is that sum / 0.5 of peak, so MFU 0.5.
 TEST(Throughput, GeneratedModelsStateTheirFlops) {
-  const json request = {{"transformer",
-                         {{"num_layers", 2},
-                          {"hidden_size", 16},
-                          {"num_attention_heads", 4},
-                          {"ffn_hidden_size", 32},
-                          {"normalization", "rmsnorm"},
-                          {"dropout", false},
-                          {"vocab_size", 128},
-                          {"seq_length", 8}}},
+  const json request = {{"transformer", tiny_transformer()},
                         {"pipeline", {{"pp_degree", 1}, {"micro_batch_num", 1}}},
                         {"device", {{"peak_tflops", 989}}}};
   const json imported = run("import", request);

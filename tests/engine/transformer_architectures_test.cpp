@@ -12,13 +12,6 @@ namespace {
 
 constexpr double kMiB = 1048576.0;
 
-json generate(const json& request) {
-  Diagnostics d;
-  auto model = transformer_model(request, d);
-  EXPECT_TRUE(d.ok()) << errors_json(d).dump();
-  return model.value_or(json::object());
-}
-
 std::vector<Diagnostic> errors_of(const json& request) {
   Diagnostics d;
   EXPECT_FALSE(transformer_model(request, d).has_value());
@@ -55,32 +48,6 @@ TEST(TransformerArchitectures, Llama31_405bParameterCount) {
   EXPECT_DOUBLE_EQ(summed_params(model), 405853388800.0);
 }
 
-json deepseek_v3() {
-  return {{"num_layers", 61},
-          {"hidden_size", 7168},
-          {"num_attention_heads", 128},
-          {"ffn_hidden_size", 18432},
-          {"gated_mlp", true},
-          {"normalization", "rmsnorm"},
-          {"dropout", false},
-          {"vocab_size", 129280},
-          {"seq_length", 4096},
-          {"tied_embeddings", false},
-          {"mla",
-           {{"q_lora_rank", 1536},
-            {"kv_lora_rank", 512},
-            {"qk_rope_head_dim", 64},
-            {"qk_nope_head_dim", 128},
-            {"v_head_dim", 128}}},
-          {"mtp_layers", 1},
-          {"moe",
-           {{"num_experts", 256},
-            {"top_k", 8},
-            {"expert_ffn_hidden_size", 2048},
-            {"shared_experts", 1},
-            {"first_dense_layers", 3}}}};
-}
-
 // DeepSeek-V3 (its config.json; report arXiv 2412.19437, 671B total). MLA per layer: down-projections
 // h rq + h (rkv + dr) = 11,010,048 + 4,128,768, up-projections rq a (dn + dr) + rkv a (dn + dv) =
 // 37,748,736 + 16,777,216, output a dv h = 117,440,512, the latents' norms rq + rkv = 2,048:
@@ -90,7 +57,7 @@ json deepseek_v3() {
 // published 685B adds 14B of MTP weights with their own embedding and head copies) is an MoE layer,
 // the 2h x h projection and three norms: 11,610,067,968.
 TEST(TransformerArchitectures, DeepSeekV3ParameterCount) {
-  const json model = generate(with_device(deepseek_v3()));
+  const json model = generate(with_device(deepseek_v3_transformer()));
   EXPECT_EQ(model["total_params"], 671026404352LL);
   EXPECT_EQ(model["mtp_params"], 11610067968LL);
   // With no pp stated the generator assumes several stages, as for tied embeddings: the MTP module
@@ -144,26 +111,7 @@ TEST(TransformerArchitectures, Mixtral8x7bParameterCount) {
 
 // A small model whose every figure is worked out by hand below: s 8, b 1, h 16, 4 heads, no dropout,
 // RMSNorm, plain MLP of 32, bf16, FlashAttention, vocabulary 128.
-json small(json extra) {
-  json t = {{"num_layers", 2},
-            {"hidden_size", 16},
-            {"num_attention_heads", 4},
-            {"ffn_hidden_size", 32},
-            {"normalization", "rmsnorm"},
-            {"dropout", false},
-            {"vocab_size", 128},
-            {"seq_length", 8}};
-  if (extra.is_object()) t.update(extra);
-  return with_device(t);
-}
-
-const json& entry(const json& model, const std::string& name) {
-  for (const json& layer : model["layers"])
-    if (layer["name"] == name) return layer;
-  static const json none;
-  ADD_FAILURE() << "no layer " << name;
-  return none;
-}
+json small(json extra) { return with_device(tiny_transformer(extra)); }
 
 // head_dim 8 (a d = 32 wider than h = 16) with 2 key/value groups: attention 2 h d (a + g) =
 // 2 x 16 x 8 x 6 = 1,536, biases (a + 2g) d = 64, per-head norms 2d = 16; MLP 2 h f = 1,024; norms

@@ -14,33 +14,10 @@ namespace {
 // s 8, b 1, h 16, 4 heads (head width 4), no dropout, RMSNorm, bf16 (q = 2 bytes), plain MLP of 32;
 // two devices a node, 100 GB/s inside it, 10 GB/s between nodes.
 json small(json extra_transformer, json parallel) {
-  json t = {{"num_layers", 2},
-            {"hidden_size", 16},
-            {"num_attention_heads", 4},
-            {"ffn_hidden_size", 32},
-            {"normalization", "rmsnorm"},
-            {"dropout", false},
-            {"vocab_size", 128},
-            {"seq_length", 8}};
-  if (extra_transformer.is_object()) t.update(extra_transformer);
+  const json t = tiny_transformer(extra_transformer);
   return {{"transformer", t},
           {"parallel", parallel},
           {"device", {{"peak_tflops", 989}, {"gpus_per_node", 2}, {"intra_node_gbs", 100}, {"inter_node_gbs", 10}}}};
-}
-
-json generate(const json& request) {
-  Diagnostics d;
-  auto model = transformer_model(request, d);
-  EXPECT_TRUE(d.ok()) << errors_json(d).dump();
-  return model.value_or(json::object());
-}
-
-const json& entry(const json& model, const std::string& name) {
-  for (const json& layer : model["layers"])
-    if (layer["name"] == name) return layer;
-  static const json none;
-  ADD_FAILURE() << "no layer " << name;
-  return none;
 }
 
 constexpr double kFlopsPerMs = 989e12 * 0.5 / 1e3;

@@ -72,22 +72,6 @@ json llama2_70b() {
           {"device", {{"peak_tflops", 989}}}};
 }
 
-json generate(const json& request) {
-  Diagnostics d;
-  auto model = transformer_model(request, d);
-  EXPECT_TRUE(d.ok()) << errors_json(d).dump();
-  EXPECT_TRUE(model.has_value());
-  return model.value_or(json::object());
-}
-
-const json& entry(const json& model, const std::string& name) {
-  for (const json& layer : model["layers"])
-    if (layer["name"] == name) return layer;
-  ADD_FAILURE() << "no layer entry " << name;
-  static const json none = json::object();
-  return none;
-}
-
 void expect_close(double actual, double expected, double relative = 1e-12) {
   EXPECT_NEAR(actual, expected, std::fabs(expected) * relative) << "expected " << expected;
 }
