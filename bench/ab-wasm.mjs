@@ -2,14 +2,15 @@
 // code from a change of the machine: both run in one node process each, alternately, round after
 // round, so that both meet the same load. Old builds work too (only `estimate` is called).
 //
-//   node bench/ab-wasm.mjs BUILD_A BUILD_B [--rounds R] [--only SUBSTRING]
+//   node bench/ab-wasm.mjs BUILD_A BUILD_B [--rounds R] [--only SUBSTRING] [--out docs/benchmarks.md]
 //
 // BUILD_A and BUILD_B are WASM build directories (holding wasm/ppb_engine.js and .wasm), e.g. a
 // worktree of an older commit built with `cmake --build build/wasm --target ppb_engine_wasm`. Prints,
 // per workload, each build's median ms over the rounds (each round's figure the median of
-// bench/timing.mjs's samples, after the same 3 s warm-up as bench/wasm-bench.mjs) and B / A.
+// bench/timing.mjs's samples, after the same 3 s warm-up as bench/wasm-bench.mjs) and B / A; with --out, also
+// into that file between its ab-wasm markers (bench/wasm-bench.mjs keeps them).
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { median, timeCalls, warmUp } from './timing.mjs';
@@ -17,11 +18,12 @@ import { workloads } from './workloads.mjs';
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
-  const options = { builds: /** @type {string[]} */ ([]), rounds: 5, only: '', child: '' };
+  const options = { builds: /** @type {string[]} */ ([]), rounds: 5, only: '', child: '', out: '' };
   for (let i = 0; i < argv.length; ++i) {
     if (argv[i] === '--rounds') options.rounds = Number(argv[++i]);
     else if (argv[i] === '--only') options.only = argv[++i];
     else if (argv[i] === '--child') options.child = argv[++i];
+    else if (argv[i] === '--out') options.out = resolve(argv[++i]);
     else options.builds.push(resolve(argv[i]));
   }
   if (options.builds.length !== 2 || !(options.rounds >= 1)) {
@@ -58,9 +60,29 @@ if (options.child) {
       const round_ms = JSON.parse(text.trim().split('\n').pop() ?? '{}');
       for (const [name, ms] of Object.entries(round_ms)) (figures[b][name] ??= []).push(ms);
     }
-  console.log(`A: ${options.builds[0]}\nB: ${options.builds[1]}\n| workload | A ms | B ms | B / A |\n|---|---:|---:|---:|`);
-  for (const w of list) {
+  const commit = (/** @type {string} */ build) => {
+    try {
+      return execFileSync('git', ['-C', build, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown commit';
+    }
+  };
+  const rows = list.map((w) => {
     const a = median(figures[0][w.name]), b = median(figures[1][w.name]);
-    console.log(`| ${w.name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b / a).toFixed(2)} |`);
+    return `| ${w.name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${(b / a).toFixed(2)} |`;
+  });
+  const section = [
+    '<!-- ab-wasm -->', '## A/B of two WASM builds (bench/ab-wasm.mjs)', '',
+    `Written by \`node bench/ab-wasm.mjs\` on ${new Date().toISOString().slice(0, 10)}: A is ${options.builds[0]} (${commit(options.builds[0])}),`,
+    `B is ${options.builds[1]} (${commit(options.builds[1])}). Each build runs in its own node process, the two alternately,`,
+    `${options.rounds} rounds; each figure is the median over the rounds of the round's median ms after 3 s of warm-up calls.`, '',
+    '| workload | A ms | B ms | B / A |', '|---|---:|---:|---:|', ...rows, '<!-- /ab-wasm -->'].join('\n');
+  console.log(section);
+  if (options.out) {
+    const old = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
+    const start = old.indexOf('<!-- ab-wasm -->'), end = old.indexOf('<!-- /ab-wasm -->');
+    writeFileSync(options.out, start >= 0 && end > start
+      ? old.slice(0, start) + section + old.slice(end + '<!-- /ab-wasm -->'.length)
+      : `${old.trimEnd()}\n\n${section}\n`);
   }
 }

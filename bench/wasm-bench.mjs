@@ -478,10 +478,10 @@ async function main() {
       'request, resolving the plan and writing the response.', '',
       '| benchmark | real ms | CPU ms | counters |', '|---|---:|---:|---|', ...gbenchRows(options.gbench), '');
   }
-  // The page's frame times (bench/page-frames.mjs) and budgets (bench/page-budgets.mjs) live in the same file,
-  // between their markers: kept as they are.
+  // The page's frame times (bench/page-frames.mjs) and budgets (bench/page-budgets.mjs), and the last A/B of two
+  // WASM builds (bench/ab-wasm.mjs), live in the same file, between their markers: kept as they are.
   const previous = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
-  for (const marker of ['page-budgets', 'page-frames']) {
+  for (const marker of ['page-budgets', 'page-frames', 'ab-wasm']) {
     const at = previous.indexOf(`<!-- ${marker} -->`);
     const end = previous.indexOf(`<!-- /${marker} -->`);
     if (at >= 0 && end > at) lines.push(previous.slice(at, end + `<!-- /${marker} -->`.length), '');
