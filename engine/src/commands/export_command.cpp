@@ -69,6 +69,7 @@ CommandOutput run_export(json document, const RequestClock& /*clock*/) {
     result["exported"] = exported_json(exported_estimate(e));
     return ok_response("export", std::move(result), d);
   }
+  const MegatronRun run = megatron_run(document);
   const Launcher launcher = target == "mindformers" ? Launcher::mindformers
                             : target == "megatron"  ? Launcher::megatron
                                                     : Launcher::pytorch;
@@ -78,8 +79,9 @@ CommandOutput run_export(json document, const RequestClock& /*clock*/) {
     return invalid(d);
   }
   ExportOutput out = launcher == Launcher::mindformers ? export_mindformers(fit.plan, request.model)
-                     : launcher == Launcher::megatron  ? export_megatron(fit.plan, request.model)
-                                                       : export_pytorch(fit.plan);
+                     : launcher == Launcher::megatron
+                         ? export_megatron(fit.plan, request.model, run.stated ? &run : nullptr)
+                         : export_pytorch(fit.plan);
   if (launcher == Launcher::mindformers) comment_changes(out, fit.exported.changes);
   result["json"] = std::move(out.json);
   result["text"] = std::move(out.text);

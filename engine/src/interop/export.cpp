@@ -281,11 +281,9 @@ MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, json&
     }
   } else if (total_sel > 0) {
     if (total_sel == total_body) {
+      // PPB's "selective" is Megatron-LM's selective recompute of the attention core
+      // (--recompute-modules core_attn), as the transformer generator prices it.
       out.method = MegatronRecompute::Method::selective;
-      notes.push_back(
-          "--recompute-granularity selective recomputes the modules in --recompute-modules (core_attn "
-          "by default) in every layer; check that the model's \"selective\" option prices the same "
-          "modules.");
     } else {
       notes.push_back("selective recompute on " + str(total_sel) + " of " + str(total_body) +
                       " layers cannot be expressed: Megatron-LM applies selective recompute to every layer; no "
@@ -295,7 +293,7 @@ MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, json&
   return out;
 }
 
-ExportOutput export_megatron(const Plan& plan, const Model& model) {
+ExportOutput export_megatron(const Plan& plan, const Model& model, const MegatronRun* run) {
   const int pp = plan.pp_degree, vpp = plan.vpp_degree;
   std::vector<int> body = body_layers_per_stage(model, plan.stage_layers);
   const auto body_at = [&](int chunk, int stage) { return body[static_cast<std::size_t>(chunk * pp + stage)]; };
@@ -324,9 +322,6 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
     if (first) args.insert(args.end(), {"--decoder-first-pipeline-num-layers", str(*first)});
     if (last) args.insert(args.end(), {"--decoder-last-pipeline-num-layers", str(*last)});
     if (vpp > 1) args.insert(args.end(), {"--num-virtual-stages-per-pipeline-rank", str(vpp)});
-    if (vpp > 1 && even)
-      notes.push_back("older Megatron-LM versions take --num-layers-per-virtual-pipeline-stage " + str(body.front()) +
-                      " instead of --num-virtual-stages-per-pipeline-rank " + str(vpp) + ".");
   } else {
     args.insert(args.end(), {"--pipeline-model-parallel-layout", layout});
   }
@@ -352,6 +347,10 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
         " places virtual stage v >= pp on rank 2 pp - 1 - v (a V); Megatron-LM places it on rank v mod pp, "
         "so these arguments, written in model order, run the same layers per virtual stage on other ranks.");
 
+  if (run) {
+    const std::vector<std::string> more = megatron_run_args(plan, *run, notes);
+    args.insert(args.end(), more.begin(), more.end());
+  }
   const MegatronRecompute recompute = megatron_recompute(plan, model, notes);
   switch (recompute.method) {
     case MegatronRecompute::Method::none: break;
@@ -363,7 +362,9 @@ ExportOutput export_megatron(const Plan& plan, const Model& model) {
       args.insert(args.end(), {"--recompute-granularity", "full", "--recompute-method", "block",
                                "--recompute-num-layers", str(recompute.block_layers)});
       break;
-    case MegatronRecompute::Method::selective: args.insert(args.end(), {"--recompute-granularity", "selective"}); break;
+    case MegatronRecompute::Method::selective:
+      args.insert(args.end(), {"--recompute-granularity", "selective", "--recompute-modules", "core_attn"});
+      break;
   }
 
   ExportOutput out;

@@ -18,6 +18,8 @@
 
 namespace ppb {
 
+struct MegatronRun;  // below
+
 struct ExportOutput {
   nlohmann::json json;  // machine-readable form, with a "notes" list of sentences
   std::string text;     // ready to paste: YAML for MindFormers, a command-line fragment for Megatron-LM
@@ -57,7 +59,27 @@ MindFormersCounts mindformers_counts(const Plan& plan, const Model& model);
 // Example: pp 4, embedding + 2 decoders | 3 decoders | 2 decoders | 3 decoders + head is not an even
 // split nor one with only the first and last stages different, so the args are --num-layers 10
 // --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout 'Et*2|t*3|t*2|t*3L'.
-ExportOutput export_megatron(const Plan& plan, const Model& model);
+ExportOutput export_megatron(const Plan& plan, const Model& model, const MegatronRun* run = nullptr);
+
+// What a Megatron-LM launch needs beyond the plan, as the request states it (parallel, training and
+// transformer sections; export_megatron_run.cpp): what is not stated is not written.
+struct MegatronRun {
+  bool stated = false;  // the request has a parallel, training or transformer section: the run is written
+  std::int64_t tp = 1, cp = 1, ep = 1;
+  std::optional<std::int64_t> expert_tp;  // parallel.expert_tp_degree when stated
+  bool sequence_parallel = false, tp_comm_overlap = false;
+  std::optional<std::int64_t> micro_batch_size, global_batch_size, world_size, dp;
+  std::optional<std::int64_t> num_experts, seq_length;
+  std::string precision;  // "bf16", "fp16", "fp8", "fp32"; empty: not stated
+  std::string sharding;   // "none", "optimizer", "optimizer_and_grads", "full"; empty: not stated
+};
+MegatronRun megatron_run(const nlohmann::json& request);
+
+// The arguments of the run beside the plan's (megatron-LM's names, megatron/training/arguments.py of
+// 2026-08): parallel sizes, batch sizes, sequence length, precision and the optimizer's sharding; and
+// in `notes` each of Megatron-LM's checks (validate_args) the run fails, so that nothing is launched
+// that Megatron-LM refuses.
+std::vector<std::string> megatron_run_args(const Plan& plan, const MegatronRun& run, nlohmann::json& notes);
 
 // The recompute arguments export_megatron writes for a plan: Megatron-LM takes one granularity for
 // every decoder layer, and full recompute either on every layer (uniform) or on the first N layers
