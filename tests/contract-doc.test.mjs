@@ -181,7 +181,7 @@ const runs = [
     seq_length: 128, name: 'small llama', device: { peak_tflops: 100 },
   }],
   ['import', { model: model() }],
-  ...['mindformers', 'megatron', 'chrome-trace', 'pytorch'].map((to) => /** @type {[string, object]} */ (['export', {
+  ...['mindformers', 'megatron', 'chrome-trace', 'pytorch', 'torchtitan'].map((to) => /** @type {[string, object]} */ (['export', {
     model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, recompute: { layers: { full: [1, 2] } } }, export: { to },
   }])),
   ['export', {
@@ -189,6 +189,10 @@ const runs = [
     export: { to: 'mindformers' },
   }],
   ['export', { model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev' }, export: { to: 'chrome-trace' } }],
+  ['export', {
+    model: model(), parallel: { tp_degree: 2, sequence_parallel: true, ep_degree: 2, dp_degree: 2 }, training: { sharding: 'optimizer' },
+    pipeline: { pp_degree: 2, micro_batch_num: 4 }, export: { to: 'torchtitan' },
+  }],
   ['compare', { model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 3 } }],
   // dp 64 / (2 x 2 x 1) = 16, m 64 / (2 x 16) = 2; then pp 3, which 64 devices do not divide into.
   ['cluster', { training: { world_size: 64, tp_degree: 2, cp_degree: 1, ep_degree: 1, global_batch_size: 64, micro_batch_size: 2 },
@@ -253,7 +257,7 @@ const PARSERS = {
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
 const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
-                     'estimate.cpp', 'caveats.cpp', 'export_megatron_run.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
+                     'estimate.cpp', 'caveats.cpp', 'export_megatron_run.cpp', 'export_torchtitan.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
                      'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
                      'simulate.cpp', 'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'transformer.cpp',

@@ -1,5 +1,5 @@
 // The `export` command: an estimate request plus {"export": {"to": ...}}; the plan is checked,
-// estimated and written out for MindFormers, Megatron-LM, PyTorch pipelining or as a Chrome trace,
+// estimated and written out for MindFormers, Megatron-LM, PyTorch pipelining, torchtitan or as a Chrome trace,
 // with the written plan's own estimate (result.exported), or refused when no plan the launcher
 // expresses fits (export_fit.hpp).
 #include <string>
@@ -20,11 +20,11 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace", "pytorch"};
+constexpr const char* kTargets[] = {"mindformers", "megatron", "chrome-trace", "pytorch", "torchtitan"};
 
 // The export target, or "" after reporting why there is none.
 std::string export_target(const json& document, Diagnostics& d) {
-  const std::string choices = "\"mindformers\", \"megatron\", \"chrome-trace\" or \"pytorch\"";
+  const std::string choices = "\"mindformers\", \"megatron\", \"chrome-trace\", \"pytorch\" or \"torchtitan\"";
   if (!document.is_object()) return "";
   if (!document.contains("export")) {
     d.error("EXPORT_TARGET_UNKNOWN", "/export/to", "the request needs \"export\": {\"to\": " + choices + "}.");
@@ -72,16 +72,20 @@ CommandOutput run_export(json document, const RequestClock& /*clock*/) {
   const MegatronRun run = megatron_run(document);
   const Launcher launcher = target == "mindformers" ? Launcher::mindformers
                             : target == "megatron"  ? Launcher::megatron
-                                                    : Launcher::pytorch;
+                            : target == "pytorch"   ? Launcher::pytorch
+                                                    : Launcher::torchtitan;
   const ExportFit fit = fit_export(launcher, request, *plan);
   if (fit.refusal) {
     d.error("EXPORT_PLAN_DOES_NOT_FIT", "/export/to", *fit.refusal);
     return invalid(d);
   }
-  ExportOutput out = launcher == Launcher::mindformers ? export_mindformers(fit.plan, request.model)
-                     : launcher == Launcher::megatron
-                         ? export_megatron(fit.plan, request.model, run.stated ? &run : nullptr)
-                         : export_pytorch(fit.plan);
+  ExportOutput out;
+  switch (launcher) {
+    case Launcher::mindformers: out = export_mindformers(fit.plan, request.model); break;
+    case Launcher::megatron: out = export_megatron(fit.plan, request.model, run.stated ? &run : nullptr); break;
+    case Launcher::pytorch: out = export_pytorch(fit.plan); break;
+    default: out = export_torchtitan(fit.plan, request.model, &run); break;
+  }
   if (launcher == Launcher::mindformers) comment_changes(out, fit.exported.changes);
   result["json"] = std::move(out.json);
   result["text"] = std::move(out.text);

@@ -387,13 +387,20 @@ ExportFit fit_export(Launcher launcher, const Request& request, const Plan& plan
   ExportFit out;
   out.plan = plan;
   const Fit own = fit_of(request, plan);
-  if (launcher == Launcher::chrome_trace || launcher == Launcher::pytorch) {
+  if (launcher == Launcher::chrome_trace || launcher == Launcher::pytorch || launcher == Launcher::torchtitan) {
     out.exported = exported_of(own, true);
     if (launcher == Launcher::chrome_trace) return out;
     std::map<int, std::vector<int>> by_option;
     for (size_t i = 0; i < plan.recompute.size(); ++i)
       if (plan.recompute[i] >= 0) by_option[plan.recompute[i]].push_back(static_cast<int>(i));
     if (by_option.empty()) return out;
+    // torchtitan's activation checkpointing: full or selective on every decoder layer.
+    const auto every_layer = [&](const char* option) {
+      const int o = model.option_index(option);
+      return o >= 0 && by_option.size() == 1 && by_option.begin()->first == o &&
+             static_cast<int>(by_option.begin()->second.size()) == model.body_count();
+    };
+    if (launcher == Launcher::torchtitan && (every_layer("full") || every_layer("selective"))) return out;
     std::string which;
     for (const auto& [option, layers] : by_option)
       which += (which.empty() ? "" : "; ") + option_text(model, option) + " on " + ranges_text(layers);

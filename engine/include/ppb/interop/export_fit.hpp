@@ -16,7 +16,7 @@
 
 namespace ppb {
 
-enum class Launcher { megatron, mindformers, pytorch, chrome_trace };
+enum class Launcher { megatron, mindformers, pytorch, torchtitan, chrome_trace };
 
 // The plan a launcher runs from what the export writes for `plan`, and what of it the engine
 // could not price as the launcher runs it (sentences).
@@ -66,7 +66,8 @@ struct ExportFit {
 
 // Decides what an export writes for `plan` (resolved from `request`). Chrome trace: the plan itself.
 // PyTorch: the plan's program, which carries the partition and schedule but not the recompute
-// (said in changes; the estimate assumes the recompute is applied as planned). Megatron-LM and
+// (said in changes; the estimate assumes the recompute is applied as planned); torchtitan likewise,
+// except that full or selective recompute on every decoder layer is its activation checkpointing. Megatron-LM and
 // MindFormers: the launcher's plan; when it differs from `plan` and is over
 // request.device.memory_limit_mib, the fastest fitting plan the launcher can express with the same
 // partition (Megatron-LM: no recompute, selective everywhere, full block N with the smallest N that
