@@ -189,10 +189,10 @@ const runs = [
     export: { to: 'mindformers' },
   }],
   ['export', { model: model(), pipeline: { pp_degree: 2, micro_batch_num: 4, schedule: 'dualpipev' }, export: { to: 'chrome-trace' } }],
-  ['export', {
+  ...['torchtitan', 'mindformers'].map((to) => /** @type {[string, object]} */ (['export', {
     model: model(), parallel: { tp_degree: 2, sequence_parallel: true, ep_degree: 2, dp_degree: 2 }, training: { sharding: 'optimizer' },
-    pipeline: { pp_degree: 2, micro_batch_num: 4 }, export: { to: 'torchtitan' },
-  }],
+    pipeline: { pp_degree: 2, micro_batch_num: 4 }, export: { to },
+  }])),
   ['compare', { model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 3 } }],
   // dp 64 / (2 x 2 x 1) = 16, m 64 / (2 x 16) = 2; then pp 3, which 64 devices do not divide into.
   ['cluster', { training: { world_size: 64, tp_degree: 2, cp_degree: 1, ep_degree: 1, global_batch_size: 64, micro_batch_size: 2 },

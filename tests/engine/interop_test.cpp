@@ -558,5 +558,33 @@ TEST(Interop, ExportNeedsAKnownTarget) {
   EXPECT_TRUE(has_error(r, "MODEL_MISSING", "/model")) << r.dump();
 }
 
+// MindFormers with a stated run: the parallel sizes under parallel_config (dp 4 x tp 2 x cp 1 x pp 2 =
+// 16 devices, as MindFormers requires of the device count), sequence parallelism, and the sharded
+// optimizer as MindSpore's parallel optimizer; a world size they do not multiply to is noted.
+TEST(Interop, MindFormersWritesTheRunsParallelConfig) {
+  json request = {{"model", uniform_model(8, 1, 2, 0, 1, true)},
+                  {"parallel", {{"tp_degree", 2}, {"sequence_parallel", true}, {"dp_degree", 4}}},
+                  {"training", {{"sharding", "optimizer"}, {"world_size", 16}}},
+                  {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 4}}},
+                  {"export", {{"to", "mindformers"}}}};
+  json r = run("export", request);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const std::string yaml = r["result"]["text"];
+  EXPECT_NE(yaml.find("parallel:\n  enable_parallel_optimizer: True\nparallel_config:\n  data_parallel: 4\n  "
+                      "model_parallel: 2\n  context_parallel: 1\n  pipeline_stage: 2\n  micro_batch_num: 4\n  "
+                      "use_seq_parallel: True\n"),
+            std::string::npos)
+      << yaml;
+  EXPECT_EQ(r["result"]["json"]["parallel_config"]["data_parallel"], 4);
+  EXPECT_TRUE(r["result"]["json"]["notes"].empty()) << r.dump();
+  request["training"]["world_size"] = 32;
+  r = run("export", request);
+  ASSERT_EQ(r["result"]["json"]["notes"].size(), 1u) << r.dump();
+  EXPECT_EQ(
+      r["result"]["json"]["notes"][0],
+      "MindFormers needs data_parallel x model_parallel x context_parallel x pipeline_stage = the device count: 4 "
+      "x 2 x 1 x 2 is not the world size 32.");
+}
+
 }  // namespace
 }  // namespace ppb::test

@@ -81,7 +81,7 @@ CommandOutput run_export(json document, const RequestClock& /*clock*/) {
   }
   ExportOutput out;
   switch (launcher) {
-    case Launcher::mindformers: out = export_mindformers(fit.plan, request.model); break;
+    case Launcher::mindformers: out = export_mindformers(fit.plan, request.model, run.stated ? &run : nullptr); break;
     case Launcher::megatron: out = export_megatron(fit.plan, request.model, run.stated ? &run : nullptr); break;
     case Launcher::pytorch: out = export_pytorch(fit.plan); break;
     default: out = export_torchtitan(fit.plan, request.model, &run); break;

@@ -169,7 +169,7 @@ MindFormersCounts mindformers_counts(const Plan& plan, const Model& model) {
   return out;
 }
 
-ExportOutput export_mindformers(const Plan& plan, const Model& model) {
+ExportOutput export_mindformers(const Plan& plan, const Model& model, const MegatronRun* run) {
   const int pp = plan.pp_degree, vpp = plan.vpp_degree, V = plan.virtual_stages();
   const int body = model.body_count();
   json notes = json::array();
@@ -200,6 +200,25 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
                     "follow that placement, while MindFormers' interleaved placement puts virtual stage pp + s there, "
                     "so the same lists describe a different split under it.");
 
+  // The run's parallel sizes, when the request states them, under MindFormers' parallel_config keys.
+  json parallel_config = {{"pipeline_stage", pp}, {"micro_batch_num", plan.micro_batch_num}};
+  json parallel = json::object();
+  if (run) {
+    if (run->dp) parallel_config["data_parallel"] = *run->dp;
+    parallel_config["model_parallel"] = run->tp;
+    parallel_config["context_parallel"] = run->cp;
+    if (run->ep > 1 || run->num_experts.value_or(0) > 0) parallel_config["expert_parallel"] = run->ep;
+    parallel_config["use_seq_parallel"] = run->sequence_parallel;
+    if (!run->sharding.empty()) parallel["enable_parallel_optimizer"] = run->sharding != "none";
+    if (run->world_size && run->dp && *run->dp * run->tp * run->cp * pp != *run->world_size)
+      notes.push_back(
+          "MindFormers needs data_parallel x model_parallel x context_parallel x pipeline_stage = the "
+          "device count: " +
+          str(*run->dp) + " x " + str(run->tp) + " x " + str(run->cp) + " x " + str(pp) + " is not the world size " +
+          str(*run->world_size) + ".");
+  }
+  if (vpp > 1) parallel["pipeline_config"] = {{"pipeline_interleave", true}, {"pipeline_scheduler", "1f1b"}};
+
   ExportOutput out;
   out.json = {{"offset", framework_list(offset, plan)},
               {"recompute", framework_list(recompute, plan)},
@@ -209,6 +228,7 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
               {"pp_interleave_num", vpp},
               {"num_layers", body},
               {"micro_batch_num", plan.micro_batch_num},
+              {"parallel_config", parallel_config},
               {"notes", notes}};
 
   std::string y;
@@ -216,8 +236,21 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model) {
        str(vpp) + ", " + str(plan.micro_batch_num) + " micro batches, " + str(body) + " decoder layers.\n";
   y += "# offset: layers per stage minus " + str(body) + " // " + str(V) + " = " + str(body / V) +
        "; recompute lists: the first N layers of each stage.\n";
-  if (vpp > 1) y += "parallel:\n  pipeline_config:\n    pipeline_interleave: True\n    pipeline_scheduler: '1f1b'\n";
-  y += "parallel_config:\n  pipeline_stage: " + str(pp) + "\n  micro_batch_num: " + str(plan.micro_batch_num) + "\n";
+  const auto yaml_scalar = [](const json& v) {
+    return v.is_boolean()  ? std::string(v.get<bool>() ? "True" : "False")
+           : v.is_string() ? "'" + v.get<std::string>() + "'"
+                           : v.dump();
+  };
+  if (!parallel.empty()) {
+    y += "parallel:\n";
+    if (parallel.contains("enable_parallel_optimizer"))
+      y += "  enable_parallel_optimizer: " + yaml_scalar(parallel["enable_parallel_optimizer"]) + "\n";
+    if (vpp > 1) y += "  pipeline_config:\n    pipeline_interleave: True\n    pipeline_scheduler: '1f1b'\n";
+  }
+  y += "parallel_config:\n";
+  for (const char* key : {"data_parallel", "model_parallel", "context_parallel", "expert_parallel", "pipeline_stage",
+                          "micro_batch_num", "use_seq_parallel"})
+    if (parallel_config.contains(key)) y += std::string("  ") + key + ": " + yaml_scalar(parallel_config[key]) + "\n";
   y += "model:\n  model_config:\n    num_layers: " + str(body) + "\n";
   if (vpp > 1) y += "    pp_interleave_num: " + str(vpp) + "\n";
   y += "    offset: " + yaml_flow(out.json["offset"]) + "\n";

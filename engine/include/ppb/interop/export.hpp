@@ -36,7 +36,7 @@ struct ExportOutput {
 //
 // Example: pp 2, 10 body layers split 4 | 6, full recompute on the first 2 layers of stage 0:
 // offset [-1, 1], recompute [2, 0], select_recompute [2, 0], select_comm_recompute [2, 0].
-ExportOutput export_mindformers(const Plan& plan, const Model& model);
+ExportOutput export_mindformers(const Plan& plan, const Model& model, const MegatronRun* run = nullptr);
 
 // MindFormers' recompute counts of a plan, per virtual stage in the plan's order (full,
 // select = full + selective_comm + selective, select_comm = full + selective_comm + comm), and the
