@@ -30,7 +30,7 @@ Commands (the request is JSON, read from FILE or from stdin with "-"; see docs/c
   import     a MindFormers/HyperParallel SAPP layer file or a "transformer" description in,
              a ppb.model.v1 document out
   export     an estimate request with "export": {"to": "mindformers" | "megatron" | "chrome-trace" |
-             "pytorch"}
+             "pytorch" | "torchtitan"}
   compare    an estimate request under every schedule: step, span, bubbles, largest peak, fits,
              or why a schedule cannot run
   cluster    what a cluster (training.world_size, tp, cp, global batch) gives one pp_degree:
@@ -115,10 +115,15 @@ Example:
 )"},
     {"export", R"(ppb export FILE|-: estimate a plan and write it for another tool.
 
-Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace" | "pytorch"}.
+Request: as estimate, plus "export": {"to": "mindformers" | "megatron" | "chrome-trace" | "pytorch" |
+"torchtitan"}.
 Result: {"to", "json", "text", "exported"}: MindFormers offset/recompute lists and YAML, Megatron-LM
-arguments and the command-line fragment, a Chrome trace (open it in Perfetto), or every rank's
-schedule as PyTorch pipelining actions and the CSV torch.distributed.pipelining loads.
+arguments and the command-line fragment, a Chrome trace (open it in Perfetto), every rank's
+schedule as PyTorch pipelining actions and the CSV torch.distributed.pipelining loads, or
+torchtitan's [parallelism] keys (TOML and --parallelism flags) with that CSV. With a parallel,
+training or transformer section, Megatron-LM, MindFormers and torchtitan also get the run's
+parallel sizes, batch sizes, precision and optimizer sharding, and whatever Megatron-LM's own
+checks would refuse is said in the notes.
 An export never changes the plan silently: "exported" is the estimate of the plan the written
 settings run ({"plan_kept", "feasible", "step_time_ms", "peak_mib", "peak_stage", "changes"}).
 Megatron-LM takes one recompute setting for every layer and MindFormers recomputes the first N
