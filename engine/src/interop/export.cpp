@@ -53,14 +53,6 @@ json framework_list(const std::vector<int>& per_virtual, const PipelineShape& sh
   return out;
 }
 
-// Flow-style YAML of a list or list of lists of integers: [1, 2] or [[1, 2], [3, 4]].
-std::string yaml_flow(const json& value) {
-  if (!value.is_array()) return value.dump();
-  std::string out = "[";
-  for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + yaml_flow(value[i]);
-  return out + "]";
-}
-
 // Options of the plan that a framework has no name for, with the number of layers using each,
 // and the pinned layers that are recomputed (frameworks recompute decoder layers only).
 struct Unmapped {
@@ -104,6 +96,13 @@ std::string shell_quote(const std::string& arg) {
 }
 
 }  // namespace
+
+std::string flow_text(const json& value) {
+  if (!value.is_array()) return value.dump();
+  std::string out = "[";
+  for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + flow_text(value[i]);
+  return out + "]";
+}
 
 std::pair<int, int> body_range(const Plan& plan, const Model& model, int v) {
   const auto starts = plan.stage_starts();
@@ -253,11 +252,11 @@ ExportOutput export_mindformers(const Plan& plan, const Model& model, const Mega
     if (parallel_config.contains(key)) y += std::string("  ") + key + ": " + yaml_scalar(parallel_config[key]) + "\n";
   y += "model:\n  model_config:\n    num_layers: " + str(body) + "\n";
   if (vpp > 1) y += "    pp_interleave_num: " + str(vpp) + "\n";
-  y += "    offset: " + yaml_flow(out.json["offset"]) + "\n";
+  y += "    offset: " + flow_text(out.json["offset"]) + "\n";
   y += "recompute_config:\n";
-  y += "  recompute: " + yaml_flow(out.json["recompute"]) + "\n";
-  y += "  select_recompute: " + yaml_flow(out.json["select_recompute"]) + "\n";
-  y += "  select_comm_recompute: " + yaml_flow(out.json["select_comm_recompute"]) + "\n";
+  y += "  recompute: " + flow_text(out.json["recompute"]) + "\n";
+  y += "  select_recompute: " + flow_text(out.json["select_recompute"]) + "\n";
+  y += "  select_comm_recompute: " + flow_text(out.json["select_comm_recompute"]) + "\n";
   for (const auto& note : notes) y += "# note: " + note.get<std::string>() + "\n";
   out.text = std::move(y);
   return out;

@@ -48,13 +48,6 @@ json model_parts(const Plan& plan, const Model& model, json& notes) {
   return parts;
 }
 
-std::string toml_value(const json& value) {
-  if (!value.is_array()) return value.dump();
-  std::string out = "[";
-  for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + toml_value(value[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 ExportOutput export_torchtitan(const Plan& plan, const Model& model, const MegatronRun* run) {
@@ -103,7 +96,7 @@ ExportOutput export_torchtitan(const Plan& plan, const Model& model, const Megat
                     " layers, so mode \"none\" is written: apply the plan's recompute when building the model.");
 
   std::string toml = "# PPB plan for torchtitan: save the CSV (result.json.csv) as ppb_schedule.csv\n[parallelism]\n";
-  for (const auto& [key, value] : parallelism.items()) toml += key + " = " + toml_value(value) + "\n";
+  for (const auto& [key, value] : parallelism.items()) toml += key + " = " + flow_text(value) + "\n";
   toml += "\n[activation_checkpoint]\nmode = \"" + ac + "\"\n";
   json overrides = json::array();
   for (const auto& [key, value] : parallelism.items()) {

@@ -117,6 +117,10 @@ void comment_changes(ExportOutput& out, const std::vector<std::string>& changes)
 // stage's decoder layers.
 std::pair<int, int> body_range(const Plan& plan, const Model& model, int v);
 
+// A JSON value in flow style, as YAML and TOML both read it: lists as [1, 2] or [["a", "b"], ["c"]],
+// scalars as JSON writes them.
+std::string flow_text(const nlohmann::json& value);
+
 // One operation in PyTorch's action text form (see export_pytorch).
 std::string pytorch_action(const Op& op);
 
