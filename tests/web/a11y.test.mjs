@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { startSite, openPage, load, waitForState, setField } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, setField, showTransformerForm } from './helpers.mjs';
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -109,6 +109,19 @@ test('axe finds no violation on a phone (390 px)', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: { width: 390, height: 844 } });
   await load(page, site.url);
   assert.deepEqual(await violations(page), [], 'phone');
+  await showTransformerForm(page);
+  assert.deepEqual(await violations(page), [], 'phone, transformer form');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('axe finds no violation with the transformer form shown', async () => {
+  for (const colorScheme of /** @type {const} */ (['light', 'dark'])) {
+    const { page, problems, context } = await openPage(site.browser, { colorScheme });
+    await load(page, site.url);
+    await showTransformerForm(page);
+    assert.deepEqual(await violations(page), [], `${colorScheme}, transformer form`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
 });

@@ -94,7 +94,7 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   assert.deepEqual(await englishLeft(page), []);
   // The per-stage table and the transformer form, opened.
   await page.click('.table-details summary');
-  await page.click('#transformer-details > summary');
+  await page.click('label:has(> input[name="model_source"][value="transformer"])');
   assert.deepEqual(await englishLeft(page), [], 'per-stage table and transformer form');
   // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
   await page.click('#search-run');

@@ -149,6 +149,15 @@ export async function choose(page, name, value, states = ['ready']) {
 }
 
 /**
+ * Shows the transformer form: the Model panel's second source, chosen as a person does (its label).
+ * @param {import('playwright-core').Page} page
+ */
+export async function showTransformerForm(page) {
+  await page.click('label:has(> input[name="model_source"][value="transformer"])');
+  await page.locator('#transformer-form').waitFor();
+}
+
+/**
  * Uploads a file through input#model-file.
  * @param {import('playwright-core').Page} page
  * @param {string} name shown file name

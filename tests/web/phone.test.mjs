@@ -3,7 +3,7 @@
 // edge or over each other.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, waitForState, textProblems } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, textProblems, showTransformerForm } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -40,6 +40,20 @@ test('at 390 px the page does not scroll sideways, before and after a search', a
   await waitForState(page, ['ready'], 60_000);
   await page.locator('#search-table tbody tr').first().waitFor();
   assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'after a search');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('at 390 px the transformer form fits, its two-way choice on one line', async () => {
+  const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
+  await load(page, site.url);
+  await showTransformerForm(page);
+  assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'transformer form');
+  // Both halves of the choice side by side, neither wrapped onto a second line.
+  const boxes = await page.locator('#model-source label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().toJSON()));
+  assert.equal(boxes.length, 2);
+  assert.equal(Math.round(boxes[0].top), Math.round(boxes[1].top));
+  assert.ok(boxes.every((b) => b.height < 40), `one line each: ${boxes.map((b) => b.height)}`);
   assert.deepEqual(problems, []);
   await context.close();
 });

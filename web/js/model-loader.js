@@ -29,7 +29,9 @@ import { t } from './i18n.js';
 /**
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
- *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void}} LoaderParts
+ *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void,
+ *            onSourceChange: () => void}} LoaderParts
+ *   onSourceChange: the person chose the other model source (the state's ui.modelSource changed)
  */
 
 export class ModelLoader {
@@ -67,6 +69,7 @@ export class ModelLoader {
     const { store, controls, searchPanel } = this.parts;
     store.replace(probation.previous);
     this.showModel();
+    this.showSource();
     controls.show(store.state, store.info);
     searchPanel.clear();
     this.problem(probation.kind, refused.map((e) => ({ ...e, message: `${probation.name}: ${e.message}` })));
@@ -107,6 +110,28 @@ export class ModelLoader {
       },
     });
     buildTransformerForm(transformerBox, { onBuild: (values) => this.buildTransformer(values) });
+    for (const radio of document.querySelectorAll('input[name="model_source"]')) {
+      radio.addEventListener('change', () => {
+        const value = /** @type {HTMLInputElement} */ (radio).value === 'transformer' ? 'transformer' : 'file';
+        this.parts.store.state.ui.modelSource = value;
+        this.showSource();
+        this.parts.onSourceChange();
+      });
+    }
+  }
+
+  /**
+   * The Model panel shows the source the state names: the file inputs (examples, file, paste) or the transformer
+   * form, whole; the choice at its top says which.
+   */
+  showSource() {
+    const source = this.parts.store.state.ui.modelSource;
+    for (const radio of document.querySelectorAll('input[name="model_source"]')) {
+      const input = /** @type {HTMLInputElement} */ (radio);
+      input.checked = input.value === source;
+    }
+    byId('model-source-file', HTMLElement).hidden = source !== 'file';
+    byId('model-source-transformer', HTMLElement).hidden = source !== 'transformer';
   }
 
   /**
@@ -127,8 +152,7 @@ export class ModelLoader {
         status.setStale(true);
         return false;
       }
-      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (${from})`);
-      this.parts.store.state.transformer = values;
+      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (${from})`, { form: values });
       return true;
     } catch (error) {
       if (!(error instanceof CancelledError)) {
@@ -171,7 +195,8 @@ export class ModelLoader {
       return;
     }
     setTransformerValues(transformerBox, descriptionValues(response.result.transformer));
-    byId('transformer-details', HTMLDetailsElement).open = true;
+    this.parts.store.state.ui.modelSource = 'transformer';
+    this.showSource();
     if (await this.buildTransformer(transformerValues(transformerBox), `from ${incoming.name}`)) this.showImportNotes(response.warnings ?? []);
   }
 
@@ -202,19 +227,24 @@ export class ModelLoader {
    * Puts a new model in place (see putModel) and asks for its plan.
    * @param {any} model
    * @param {string} label
-   * @param {any} [request] a request file the model came from
-   * @param {Example | null} [example] the bundled example it is: its stated hardware and cluster set the settings
+   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>}} [from] where the model
+   *   came from: a request file (its settings fill the controls), a bundled example (its stated hardware and cluster
+   *   set the settings), or the transformer form's values (the Model panel then shows the form)
    */
-  setModel(model, label, request = null, example = null) {
+  setModel(model, label, { request = null, example = null, form } = {}) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
     errors.clear('model');
     errors.clear('transformer');
     putModel(store.state, model, label, request);
     if (example) applyExampleDefaults(store.state, example);
+    // The form's values the model was built from (a link restores them), none for a model from elsewhere.
+    store.state.transformer = form ?? null;
+    store.state.ui.modelSource = form ? 'transformer' : 'file';
     // The picker names the example shown, or nothing once another model replaced it.
     byId('example-select', HTMLSelectElement).value = example?.file ?? '';
     store.replace(store.state);
     this.showModel();
+    this.showSource();
     controls.show(store.state, store.info);
     searchPanel.clear();
     runner.request(true);
@@ -254,8 +284,8 @@ export class ModelLoader {
         const { model, ...rest } = store.state;
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, kind: incoming.kind, name: incoming.name };
-        this.setModel(reading.model, reading.label, reading.request,
-          incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null);
+        this.setModel(reading.model, reading.label, { request: reading.request,
+          example: incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null });
         // An unchecked model's notes come with its first plan.
         this.showImportNotes(reading.warnings);
       }

@@ -55,7 +55,7 @@ export function initialState(model, label) {
     settings: defaultSettings(),
     search: defaultSearch(),
     compare: { pinned: null },
-    ui: { theme: 'auto', openPlan: '', search: false, lang: null },
+    ui: { theme: 'auto', openPlan: '', search: false, lang: null, modelSource: 'file' },
   };
 }
 
@@ -183,6 +183,8 @@ export function normaliseState(raw) {
       openPlan: text(ui.openPlan, ''),
       search: ui.search === true,
       lang: ui.lang === 'en' || ui.lang === 'zh' ? ui.lang : null,
+      // Older states have no choice: they showed the file inputs, with the form folded away.
+      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer']), 'file'),
     },
   };
 }

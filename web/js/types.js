@@ -88,8 +88,12 @@
  *   settings: Settings,
  *   search: SearchSettings,
  *   compare: {pinned: PinnedPlan | null},
- *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null}
+ *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null,
+ *        modelSource: 'file' | 'transformer'}
  * }} PageState
+ *
+ * ui.modelSource: where the Model panel takes the model from, as chosen at its top: a layer cost file (or an
+ * example, a paste) or the transformer form.
  *
  * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed
  * and the engine's error can name it. stage_layers: a partition dragged by hand, sent as `pipeline.stage_layers`

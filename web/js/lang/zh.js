@@ -39,7 +39,9 @@ export const ZH = {
   'Paste JSON': '粘贴 JSON',
   'Model, SAPP file or request': '模型、SAPP 文件或请求',
   'Use this JSON': '使用这段 JSON',
-  'Build from a transformer description': '由 Transformer 描述生成',
+  'Where the model comes from': '模型来源',
+  'File or example': '文件或示例',
+  Transformer: 'Transformer 描述',
 
   // ---- pipeline ----
   Pipeline: '流水线',
