@@ -3,7 +3,7 @@
 // edge or over each other.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, waitForState, textProblems, showTransformerForm } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, setField, textProblems, showTransformerForm } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -79,6 +79,25 @@ test('at 390 px a bar jumps between the controls and the results', async () => {
   // On a wide screen the bar is not there.
   await page.setViewportSize({ width: 1400, height: 900 });
   assert.equal(await bar.isVisible(), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('at 390 px the timeline\'s note on many operations stays inside the chart, beside the step\'s label', async () => {
+  const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
+  await load(page, site.url);
+  // pp 8 x 512 micro batches x (F + B) = 8,192 operations, more than the 2,500 drawn one by one: the note says so.
+  await setField(page, '#micro-batch-num', '512');
+  assert.match(await page.locator('svg#timeline').textContent() ?? '', /8,192 operations in view/);
+  assert.deepEqual(await textProblems(page, ['timeline']), []);
+  /** @param {Element} node */
+  const box = (node) => {
+    const { x, width } = /** @type {SVGTextElement} */ (node).getBBox();
+    return { x, width };
+  };
+  const note = await page.locator('svg#timeline text', { hasText: 'operations in view' }).evaluate(box);
+  const step = await page.locator('svg#timeline text.step-label').evaluate(box);
+  assert.ok(note.x + note.width <= step.x, `the note ends at ${note.x + note.width}, the step's label starts at ${step.x}`);
   assert.deepEqual(problems, []);
   await context.close();
 });

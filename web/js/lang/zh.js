@@ -239,6 +239,9 @@ export const ZH = {
   'step {time}': '单步 {time}',
   'not returned': '未返回',
   '{n} operations in view: {how}': '视图中有 {n} 个操作：{how}',
+  '{n} operations in view; zoom in for each': '视图中有 {n} 个操作；放大可逐个查看',
+  '{n} operations in view': '视图中有 {n} 个操作',
+  '{n} of {total} operations returned': '返回了 {total} 个操作中的 {n} 个',
   'touching boxes of a kind drawn as one; zoom in to outline and number each': '相邻的同类操作合并绘制；放大后可逐个描边并标号',
   'each pixel column shows the share of time in F, B and W; zoom in for single boxes': '每一像素列显示 F、B、W 所占的时间比例；放大可看到单个操作',
   '{n} of {total} operations returned (the engine\'s cap is {limit}): the step is estimated in full, the boxes stop at {time}':
