@@ -158,6 +158,19 @@ export async function showTransformerForm(page) {
 }
 
 /**
+ * Builds a preset of the transformer form (showing the form first) and waits for its plan.
+ * @param {import('playwright-core').Page} page
+ * @param {string} preset
+ * @param {string[]} [states]
+ */
+export async function buildPreset(page, preset, states = ['ready']) {
+  if (!(await page.locator('#transformer-form').isVisible())) await showTransformerForm(page);
+  await page.selectOption('#tf-preset', preset);
+  await page.click('#tf-build');
+  await waitForState(page, states, 60_000);
+}
+
+/**
  * Uploads a file through input#model-file.
  * @param {import('playwright-core').Page} page
  * @param {string} name shown file name

@@ -46,6 +46,7 @@ test('a dropped Llama config.json fills the transformer form and builds its mode
       '/transformer/name': 'llama', '/transformer/num_layers': '32', '/transformer/hidden_size': '4096',
       '/transformer/num_attention_heads': '32', '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '14336',
       '/transformer/vocab_size': '128256', '/transformer/seq_length': '4096', '/transformer/normalization': 'rmsnorm',
+      '/transformer/attention': 'flash',
       '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
       '/transformer/moe/num_experts': '0', '/transformer/moe/top_k': '', '/transformer/moe/expert_ffn_hidden_size': '',
       '/transformer/moe/first_dense_layers': '', '/transformer/moe/shared_experts': '', extra: '',

@@ -250,14 +250,24 @@ export class ModelLoader {
     runner.request(true);
   }
 
-  /** The model's name and layer counts above the controls. */
+  /** The model's name, layer counts and, for a generated model, its parameters above the controls. */
   showModel() {
     const { state, info } = this.parts.store;
     byId('model-name', HTMLElement).textContent = state.modelLabel || info.name || 'unnamed model';
     const pinned = info.pinnedFirst + info.pinnedLast;
-    byId('model-meta', HTMLElement).textContent = pinned > 0
+    const layers = pinned > 0
       ? t(' · {n} layers ({body} body, {pinned} pinned)', { n: count(info.layerCount), body: count(info.body), pinned })
       : t(' · {n} layers ({body} body)', { n: count(info.layerCount), body: count(info.body) });
+    // The generator's counts (model.total_params, and the MTP modules apart, as DeepSeek-V3's 671B leaves them out).
+    const total = state.model?.total_params;
+    const mtp = state.model?.mtp_params;
+    const params = typeof total !== 'number' ? ''
+      : typeof mtp === 'number' && mtp > 0 ? t(' · {n} parameters + {mtp} in MTP modules', { n: count(total), mtp: count(mtp) })
+        : t(' · {n} parameters', { n: count(total) });
+    const meta = byId('model-meta', HTMLElement);
+    meta.textContent = layers + params;
+    meta.dataset.totalParams = typeof total === 'number' ? String(total) : '';
+    meta.dataset.mtpParams = typeof mtp === 'number' ? String(mtp) : '';
   }
 
   /**

@@ -169,6 +169,7 @@ export function normaliseState(raw) {
         transformer[key] = value;
       }
     }
+    upgradeFormValues(transformer);
   }
   const ui = isObject(raw.ui) ? raw.ui : {};
   return {
@@ -187,4 +188,16 @@ export function normaliseState(raw) {
       modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer']), 'file'),
     },
   };
+}
+
+/**
+ * The transformer form's values of an older page in today's fields: its "distributed optimizer" checkbox is the
+ * sharding select's "optimizer" (checked) or "none", as the engine reads `training.distributed_optimizer`.
+ * @param {Record<string, string | boolean>} values changed in place
+ */
+export function upgradeFormValues(values) {
+  const old = '/training/distributed_optimizer';
+  if (!(old in values)) return;
+  if (!('/training/sharding' in values)) values['/training/sharding'] = values[old] === true ? 'optimizer' : 'none';
+  delete values[old];
 }

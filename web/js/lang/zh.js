@@ -331,6 +331,8 @@ export const ZH = {
   'search scatter ': '搜索散点图',
   ' · {n} layers ({body} body, {pinned} pinned)': ' · {n} 层（主体 {body} 层，固定 {pinned} 层）',
   ' · {n} layers ({body} body)': ' · {n} 层（主体 {body} 层）',
+  ' · {n} parameters': ' · {n} 个参数',
+  ' · {n} parameters + {mtp} in MTP modules': ' · {n} 个参数，另有 MTP 模块 {mtp} 个',
 
   // ---- search results (js/search-panel.js, js/views/search-table.js, js/views/pareto.js) ----
   'Cancelling…': '正在取消…',
@@ -457,6 +459,17 @@ export const ZH = {
   'peak TFLOP/s': '峰值 TFLOP/s',
   'efficiency (0–1]': '效率 (0–1]',
   'Peak MiB': '峰值 MiB',
+  attention: '注意力实现',
+  'devices (world size)': '设备总数',
+  'pipeline parallel': '流水线并行',
+  'expert tensor parallel': '专家张量并行',
+  'sharding (ZeRO)': '状态分片（ZeRO）',
+  device: '设备',
+  'none: give its peak': '无：在下面填写峰值',
+  'the device\'s': '取设备预设',
+  required: '必填',
+  'A preset fills every field with a published model and the run its authors describe; Build model makes its layers, and its devices, batch and parallelism become the search\'s cluster.':
+    '预设会用公开发布的模型及其作者描述的训练配置填好所有字段；“生成模型”生成它的各层，其设备数、批大小和并行度成为搜索的集群设置。',
 
   // ---- links (js/share.js, app.js) ----
   'The link is damaged: its data has characters a PPB link never has. It may have been changed by hand or by the tool it was sent through.':
