@@ -171,6 +171,35 @@ export async function buildPreset(page, preset, states = ['ready']) {
 }
 
 /**
+ * Records every command the page sends its engine worker (call and start messages), before any page script runs;
+ * workerRequests reads them back. What the page asks is what the engine answers, whatever the page then shows.
+ * @param {import('playwright-core').Page} page
+ */
+export async function recordWorkerRequests(page) {
+  await page.addInitScript(() => {
+    /** @type {any[]} */
+    const sent = [];
+    /** @type {any} */ (window).__sentToWorker = sent;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
+      if (message && (message.type === 'call' || message.type === 'start')) {
+        sent.push({ command: message.command, request: typeof message.request === 'string' ? JSON.parse(message.request) : message.request });
+      }
+      return post.call(this, message, ...rest);
+    };
+  });
+}
+
+/**
+ * The requests of one command the page has sent its worker so far (recordWorkerRequests), oldest first.
+ * @param {import('playwright-core').Page} page
+ * @param {string} command
+ * @returns {Promise<any[]>}
+ */
+export const workerRequests = (page, command) => page.evaluate((name) =>
+  /** @type {any} */ (window).__sentToWorker.filter((/** @type {any} */ m) => m.command === name).map((/** @type {any} */ m) => m.request), command);
+
+/**
  * Uploads a file through input#model-file.
  * @param {import('playwright-core').Page} page
  * @param {string} name shown file name

@@ -3,7 +3,7 @@
 // edge or over each other.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, waitForState, setField, textProblems, showTransformerForm } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, setField, textProblems, showTransformerForm, buildPreset } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -44,7 +44,7 @@ test('at 390 px the page does not scroll sideways, before and after a search', a
   await context.close();
 });
 
-test('at 390 px the transformer form fits, its two-way choice on one line', async () => {
+test('at 390 px the transformer form fits, its two-way choice on one line, and a built preset\'s search too', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
   await load(page, site.url);
   await showTransformerForm(page);
@@ -54,6 +54,11 @@ test('at 390 px the transformer form fits, its two-way choice on one line', asyn
   assert.equal(boxes.length, 2);
   assert.equal(Math.round(boxes[0].top), Math.round(boxes[1].top));
   assert.ok(boxes.every((b) => b.height < 40), `one line each: ${boxes.map((b) => b.height)}`);
+  await buildPreset(page, 'DeepSeek-V3');
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  await page.locator('#search-table tbody tr').first().waitFor();
+  assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'DeepSeek-V3 built and searched');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -1,14 +1,19 @@
 // The transformer path: the Model panel's choice between a layer cost file and a transformer description (a radio
-// group, by keyboard too, kept in the state and its links; older links open on the file inputs), and the presets of
+// group, by keyboard too, kept in the state and its links; older links open on the file inputs), the presets of
 // today's models (their sizes as the published configs and request files state them, their parameter counts as
-// published).
+// published), and the cluster a built model brings to the search: world size, tp, cp, ep and sharding reach the
+// search request, and each candidate's dp follows world_size / (pp x tp x cp) under ep's constraint.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sharedPage, load, waitForState, repoRoot, cspViolations, showTransformerForm, buildPreset } from './helpers.mjs';
+import { sharedPage, load, waitForState, repoRoot, cspViolations, showTransformerForm, buildPreset, recordWorkerRequests,
+  workerRequests, lastResponse } from './helpers.mjs';
 
-const shared = sharedPage();
+const shared = sharedPage(async (page, url) => {
+  await recordWorkerRequests(page);
+  await load(page, url);
+});
 
 /** @param {string} name */
 const requestFile = async (name) => JSON.parse(await readFile(join(repoRoot, 'examples', 'requests', name), 'utf8'));
@@ -100,7 +105,7 @@ test('the presets of Llama-3.1-405B, DeepSeek-V3 and Qwen3-235B-A22B state what 
   assert.deepEqual(problems, []);
 });
 
-test('the DeepSeek-V3 and Llama-3.1-405B presets build their published parameter counts', async () => {
+test('the DeepSeek-V3 preset builds the 671B model and its cluster: the search sees ep 64 and sharding', async () => {
   const { page, problems } = shared.open;
   await buildPreset(page, 'DeepSeek-V3');
   // DeepSeek-V3's README: 671B parameters in the main model, the MTP module apart. By hand from its config.json
@@ -110,13 +115,68 @@ test('the DeepSeek-V3 and Llama-3.1-405B presets build their published parameter
   assert.equal(await meta.getAttribute('data-total-params'), '671026404352');
   assert.equal(await meta.getAttribute('data-mtp-params'), '11610067968');
   assert.match(await meta.textContent() ?? '', /671,026,404,352 parameters \+ 11,610,067,968 in MTP modules/);
+  // The report's run: 2,048 H800, PP 16, EP 64, no TP; the global batch 15,360; ZeRO-1.
+  assert.deepEqual({
+    world: await page.inputValue('#search-world'), gbs: await page.inputValue('#search-gbs'), mbs: await page.inputValue('#search-mbs'),
+    tp: await page.inputValue('#search-tp'), cp: await page.inputValue('#search-cp'), ep: await page.inputValue('#search-ep'),
+    sharding: await page.inputValue('#search-sharding'), pp: await page.inputValue('#pp-degree'), device: await page.inputValue('#device-preset'),
+  }, { world: '2048', gbs: '15360', mbs: '1', tp: '1', cp: '1', ep: '64', sharding: 'optimizer', pp: '16', device: 'h800' });
+  // dp = 2,048 / (16 x 1 x 1) = 128, a multiple of ep 64; 15,360 / (1 x 128) = 120 micro batches.
+  await page.locator('#search-cluster-hint').filter({ hasText: /ep 64.*at pp 16: dp 128, 120 micro batches of 1/ }).waitFor();
+  // The H800's memory comes from the preset: the Device panel's figure is left to it, and the engine fills 80 GiB.
+  assert.equal(await page.inputValue('#memory-limit'), '');
+  assert.equal((await lastResponse(page)).result.stages[0].memory.limit_mib, 80 * 1024);
+  // The search over pp 8, 16 and 64: pp 64 leaves dp = 2,048 / 64 = 32 ranks a stage, which ep 64 does not divide:
+  // skipped, as Megatron-LM cannot place those experts.
+  await page.fill('#search-pp', '8, 16, 64');
+  for (const box of await page.locator('#search-schedules input').all()) await box.setChecked(await box.getAttribute('value') === '1f1b');
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  await page.locator('#search-table tbody tr').first().waitFor();
+  const request = (await workerRequests(page, 'search')).at(-1);
+  assert.deepEqual(request.training, { world_size: 2048, global_batch_size: 15360, micro_batch_size: 1, tp_degree: 1, cp_degree: 1,
+    ep_degree: 64, sharding: 'optimizer', precision: 'fp8' });
+  assert.equal(request.device.preset, 'h800');
+  const result = await page.evaluate(() => /** @type {any} */ (window).__ppb.search);
+  // Each candidate's dp is the cluster's: 2,048 / (pp x 1 x 1).
+  const shapes = result.candidates.map((/** @type {any} */ c) => [c.pp_degree, c.dp_degree]);
+  assert.deepEqual(shapes.sort((/** @type {number[]} */ a, /** @type {number[]} */ b) => a[0] - b[0]), [[8, 256], [16, 128]]);
+  assert.deepEqual(result.skipped_groups, [{ reason: 'dp_degree is not divisible by ep_degree', count: 1 }]);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(problems, []);
+});
+
+test('the Llama-3.1-405B preset builds 405.85B parameters on TP 8, PP 16 and 16,384 H100', async () => {
+  const { page, problems } = shared.open;
   await buildPreset(page, 'Llama-3.1-405B');
   // Meta's 405,853,388,800 (tests/engine/transformer_architectures_test.cpp), with the vocabulary padded as
   // Megatron-LM pads it at tp 8: 128,256 up to a multiple of 128 x 8, 129,024, adds 768 rows to the embedding and
   // the untied head, 2 x 768 x 16,384 = 25,165,824: 405,878,554,624.
-  assert.equal(await meta.getAttribute('data-total-params'), String(405_853_388_800 + 2 * 768 * 16_384));
-  assert.equal(await meta.getAttribute('data-mtp-params'), '');
-  assert.match(await meta.textContent() ?? '', /405,878,554,624 parameters$/);
-  assert.deepEqual(await cspViolations(page), []);
+  assert.equal(await page.locator('#model-meta').getAttribute('data-total-params'), String(405_853_388_800 + 2 * 768 * 16_384));
+  assert.equal(await page.locator('#model-meta').getAttribute('data-mtp-params'), '');
+  assert.match(await page.locator('#model-meta').textContent() ?? '', /405,878,554,624 parameters$/);
+  // 16,384 / (16 x 8 x 1) = dp 128; 2,048 / (1 x 128) = 16 micro batches; the plan runs the same batch.
+  await page.locator('#search-cluster-hint').filter({ hasText: /at pp 16: dp 128, 16 micro batches of 1/ }).waitFor();
+  assert.deepEqual({ mode: await page.locator('input[name="batch_mode"]:checked').getAttribute('value'), dp: await page.inputValue('#dp-degree'),
+    gbs: await page.inputValue('#global-batch-size') }, { mode: 'global', dp: '128', gbs: '2048' });
+  assert.equal((await lastResponse(page)).result.micro_batch_num, 16);
+  assert.deepEqual(problems, []);
+});
+
+test('the engine accepts every device preset the page offers, and the Device panel leaves their figures to it', async () => {
+  const { page, problems } = shared.open;
+  const ids = await page.locator('#device-preset option').evaluateAll((options) => options.map((o) => /** @type {HTMLOptionElement} */ (o).value));
+  assert.deepEqual(ids, ['', 'h100_sxm', 'h200', 'h800', 'b200', 'a100_80gb', 'mi300x', 'ascend_910b']);
+  await page.fill('#memory-limit', '');
+  for (const id of ids.slice(1)) {
+    await page.selectOption('#device-preset', id);
+    await waitForState(page);
+    const response = await lastResponse(page);
+    assert.equal(response.ok, true, id);
+    assert.equal((await workerRequests(page, 'balance')).at(-1).device.preset, id);
+    assert.ok(response.result.stages[0].memory.limit_mib > 0, `${id} gives a memory limit`);
+  }
+  assert.equal(await page.getAttribute('#memory-limit', 'placeholder'), 'the preset\'s');
+  assert.equal(await page.locator('[role="alert"]').count(), 0);
   assert.deepEqual(problems, []);
 });

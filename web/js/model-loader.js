@@ -18,7 +18,7 @@
 import { byId, el } from './dom.js';
 import { CancelledError } from './worker-client.js';
 import { initialState } from './state.js';
-import { putModel, applyExampleDefaults } from './settings-edits.js';
+import { putModel, applyExampleDefaults, applyFormSettings } from './settings-edits.js';
 import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, descriptionValues, setTransformerValues, transformerRequest, transformerValues } from './transformer-form.js';
@@ -229,7 +229,8 @@ export class ModelLoader {
    * @param {string} label
    * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>}} [from] where the model
    *   came from: a request file (its settings fill the controls), a bundled example (its stated hardware and cluster
-   *   set the settings), or the transformer form's values (the Model panel then shows the form)
+   *   set the settings), or the transformer form's values (its cluster, pp, batch and device set them; the Model
+   *   panel then shows the form)
    */
   setModel(model, label, { request = null, example = null, form } = {}) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
@@ -237,6 +238,7 @@ export class ModelLoader {
     errors.clear('transformer');
     putModel(store.state, model, label, request);
     if (example) applyExampleDefaults(store.state, example);
+    if (form) applyFormSettings(store.state, form);
     // The form's values the model was built from (a link restores them), none for a model from elsewhere.
     store.state.transformer = form ?? null;
     store.state.ui.modelSource = form ? 'transformer' : 'file';

@@ -103,6 +103,7 @@
  *   batch_mode: 'micro_batch_num' | 'global',
  *   micro_batch_num: string, global_batch_size: string, micro_batch_size: string, dp_degree: string,
  *   memory_limit_mib: string, reserved_mib: string, p2p_bandwidth_gbs: string, p2p_latency_ms: string,
+ *   device_preset: string,
  *   recompute_options: string[] | null,
  *   partition: 'even' | 'ppb' | 'explicit',
  *   layer_offset: string,
@@ -111,10 +112,13 @@
  *   recompute_layers: Record<string, number[]> | null
  * }} Settings
  *
- * The search starts from the cluster: world_size devices, the global batch, the micro batch size, tp and cp; every
- * candidate gets dp = world_size / (pp x tp x cp) and micro batches = global batch / (micro batch size x dp). With
- * world_size empty there is no cluster: micro_batch_num is a free list and candidates are ranked per sample.
+ * The search starts from the cluster: world_size devices, the global batch, the micro batch size, tp, cp and ep; every
+ * candidate gets dp = world_size / (pp x tp x cp) (its dp x cp x tp a multiple of ep x expert tp) and micro batches =
+ * global batch / (micro batch size x dp). With world_size empty there is no cluster: micro_batch_num is a free list
+ * and candidates are ranked per sample. sharding: `training.sharding` at each candidate's dp ('' sends none: the
+ * model's own bytes per parameter apply); expert_tp_degree: `parallel.expert_tp_degree` ('' is tp).
  * @typedef {{world_size: string, global_batch_size: string, micro_batch_size: string, tp_degree: string, cp_degree: string,
+ *            ep_degree: string, expert_tp_degree: string, sharding: string,
  *            pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
  *
  * A plan kept for the comparison view: the request sections that make it (the model is the page's own).

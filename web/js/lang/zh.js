@@ -320,6 +320,16 @@ export const ZH = {
   'With a cluster, micro batches follow from the global batch and dp.': '指定集群时，微批次数由全局批大小和 dp 推出。',
   'At pp {pp}: {world} devices do not divide into pipelines of pp {pp} × tp {tp} × cp {cp} = {replica}.': 'pp 为 {pp} 时：{world} 个设备无法分成 pp {pp} × tp {tp} × cp {cp} = {replica} 个设备一组的流水线。',
   'dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}': 'dp = 设备数 / (pp × tp × cp)；pp 为 {pp} 时 dp 为 {dp}',
+  'dp = devices / (pp × tp × cp), with ep {ep} × expert tp dividing dp × cp × tp; at pp {pp}: dp {dp}':
+    'dp = 设备数 / (pp × tp × cp)，且 ep {ep} × 专家 tp 须整除 dp × cp × tp；pp 为 {pp} 时 dp 为 {dp}',
+  'expert tp': '专家 tp',
+  sharding: '状态分片',
+  'the model\'s': '沿用模型的',
+  'Device preset': '设备预设',
+  'none: the figures below': '无：使用下面的数值',
+  'The preset fills every figure left empty: memory, reserved memory, peak TFLOP/s (for MFU) and the link to the next stage.':
+    '预设会填上所有留空的数值：显存、预留显存、峰值 TFLOP/s（用于计算 MFU）以及到下一阶段的链路带宽。',
+  'the preset\'s': '取预设值',
   '{dp} at pp {pp}': 'pp 为 {pp} 时为 {dp}',
   '{m} micro batches of {mbs}': '{m} 个大小为 {mbs} 的微批次',
   'the global batch {gbs} does not divide into dp {dp} × micro batch size {mbs}': '全局批大小 {gbs} 不能被 dp {dp} × 微批次大小 {mbs} 整除',
