@@ -253,7 +253,7 @@ const PARSERS = {
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
 const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
-                     'estimate.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
+                     'estimate.cpp', 'caveats.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
                      'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
                      'simulate.cpp', 'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'transformer.cpp',

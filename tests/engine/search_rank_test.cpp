@@ -14,6 +14,12 @@ namespace {
 
 using Indices = std::vector<std::size_t>;
 
+Device limited(double memory_limit_mib) {
+  Device device;
+  device.memory_limit_mib = memory_limit_mib;
+  return device;
+}
+
 // Feasible by time, equal times by lower peak, the evaluation order after that; then infeasible,
 // least over first.
 TEST(SearchRank, FeasibleByTimeThenInfeasibleByOvershoot) {
@@ -94,7 +100,7 @@ SearchCandidate shaped(int pp, std::int64_t m, double step_ms, double peak_mib, 
 // next's 700 MiB 300 MiB.
 TEST(SearchRank, BestSaysWhyAndByHowMuch) {
   const std::vector<SearchCandidate> c = {shaped(4, 32, 400, 900, 0.125, 64), shaped(2, 16, 500, 700, 0.25, 64)};
-  const auto best = explain_best(c, {0, 1}, RankBy::throughput, 1000);
+  const auto best = explain_best(c, {0, 1}, RankBy::throughput, limited(1000));
   ASSERT_TRUE(best);
   EXPECT_EQ(best->candidate, 0u);
   EXPECT_EQ(best->runner_up, 1u);
@@ -107,15 +113,65 @@ TEST(SearchRank, BestSaysWhyAndByHowMuch) {
       (std::vector<std::string>{
           "the highest throughput: 160 samples/s, 25% ahead of the next (pp 2, 1f1b, 16 micro batches: 128 samples/s).",
           "step time 400 ms against 500 ms.", "bubble 12.5% of the step against 25%.",
-          "largest stage 900 MiB, 100 MiB under the 1000 MiB limit (the next: 300 MiB under)."}));
+          "largest stage 900 MiB, 100 MiB under the 1,000 MiB limit (the next: 300 MiB under)."}));
   // Alone, and without a limit.
-  const auto only = explain_best({c[0], over(10)}, {0, 1}, RankBy::step_time, std::nullopt);
+  const auto only = explain_best({c[0], over(10)}, {0, 1}, RankBy::step_time, Device{});
   ASSERT_TRUE(only);
   EXPECT_FALSE(only->runner_up);
   EXPECT_FALSE(only->headroom_mib);
   EXPECT_EQ(only->reasons, (std::vector<std::string>{"the only candidate that fits in memory: 400 ms per step.",
                                                      "largest stage 900 MiB (no memory limit given)."}));
-  EXPECT_FALSE(explain_best({over(10)}, {0}, RankBy::step_time, 1000));
+  EXPECT_FALSE(explain_best({over(10)}, {0}, RankBy::step_time, limited(1000)));
+}
+
+// A tie: 100 ms at pp 8 with 4 recomputed layers, 100.5 ms at pp 4 with none, 100.8 ms at pp 4 with
+// 2, 103 ms at pp 2. Within 1% of 100 ms (up to 101 ms) the first three tie and the simpler come
+// first: pp 4 before pp 8, and at pp 4 no recompute before 2 layers; 103 ms is outside and stays
+// last. Without a tie fraction the order is by time.
+TEST(SearchRank, TiesWithinTheFractionListTheSimplerPlanFirst) {
+  const auto with = [](int pp, double step_ms, int recomputed) {
+    SearchCandidate c = ranked(step_ms, 100);
+    c.combination.shape = PipelineShape{pp, 1, 16, Schedule::one_f_one_b};
+    c.figures->plan.recompute.assign(8, -1);
+    for (int i = 0; i < recomputed; ++i) c.figures->plan.recompute[static_cast<std::size_t>(i)] = 0;
+    return c;
+  };
+  const std::vector<SearchCandidate> c = {with(8, 100, 4), with(4, 100.5, 0), with(4, 100.8, 2), with(2, 103, 0)};
+  EXPECT_EQ(rank_candidates(c, RankBy::step_time), (Indices{0, 1, 2, 3}));
+  EXPECT_EQ(rank_candidates(c, RankBy::step_time, 0.01), (Indices{1, 2, 0, 3}));
+  const auto best = explain_best(c, {1, 2, 0, 3}, RankBy::step_time, Device{}, 0.01);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->candidate, 1u);
+  EXPECT_EQ(best->tied, 3);
+  // The winner is 100.5 ms, the next 100.8: 0.3% ahead by the measure, and said to be a tie.
+  EXPECT_NEAR(*best->lead_fraction, 100.8 / 100.5 - 1, 1e-12);
+  EXPECT_EQ(best->reasons.front().rfind("a tie: 3 plans are within 1% of the fastest by step_time", 0), 0u)
+      << best->reasons.front();
+}
+
+// Tight: under a 1000 MiB limit with the default 5% margin, a plan peaking at 960 MiB leaves 40 MiB,
+// under the 50 MiB margin; 950 MiB leaves exactly 50 and is not tight; 1001 MiB does not fit.
+// In a tie a plan that leaves the margin free comes before a tight one; the verdict names the
+// best plan that leaves it free when the winner cannot.
+TEST(SearchRank, TightPlansAreMarkedAndComeLastInATie) {
+  const Device device = limited(1000);
+  EXPECT_TRUE(tight(device, 960));
+  EXPECT_FALSE(tight(device, 950));
+  EXPECT_FALSE(tight(device, 1001));
+  EXPECT_FALSE(tight(Device{}, 1e9));
+  SearchCandidate fast = ranked(100, 960), roomy = ranked(100.4, 900), slow = ranked(120, 500);
+  fast.figures->tight = true;
+  const std::vector<SearchCandidate> c = {fast, roomy};
+  EXPECT_EQ(rank_candidates(c, RankBy::step_time, 0.01), (Indices{1, 0}));
+  // Outside a tie the tight plan still wins, and the verdict says so and names the roomy one.
+  const std::vector<SearchCandidate> apart = {fast, slow};
+  const auto best = explain_best(apart, {0, 1}, RankBy::step_time, device, 0.01);
+  ASSERT_TRUE(best);
+  EXPECT_TRUE(best->tight);
+  EXPECT_EQ(best->tied, 1);
+  EXPECT_EQ(best->reasons.back(),
+            "tight: less than the memory margin (5%, 50 MiB) is left free; the best that leaves it free: pp 1, "
+            "1f1b, 1 micro batches: 120 ms per step.");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// MFU and tokens per second per device (docs/contract.md, result.mfu), on a uniform case worked out
-// by hand from the 1F1B step formula, and from the transformer generator's FLOPs.
+// result.throughput: samples per second, MFU and tokens per second per device (docs/contract.md), on a uniform case
+// worked out by hand from the 1F1B step formula, and from the transformer generator's FLOPs.
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
@@ -21,16 +21,29 @@ TEST(Throughput, MfuOfAUniformOneFOneBPlan) {
   const json r = run("estimate", request);
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   EXPECT_DOUBLE_EQ(r["result"]["step_time_ms"].get<double>(), 30);
-  EXPECT_NEAR(r["result"]["mfu"].get<double>(), 0.8, 1e-12);
-  EXPECT_NEAR(r["result"]["tokens_per_second_per_device"].get<double>(), 4000 / 0.06, 1e-6);
+  const json& throughput = r["result"]["throughput"];
+  EXPECT_NEAR(throughput["mfu"].get<double>(), 0.8, 1e-12);
+  EXPECT_NEAR(throughput["tokens_per_s_per_device"].get<double>(), 4000 / 0.06, 1e-6);
+  // One sample a micro batch on one replica when the request states no batch size or dp: 4 / 0.03 s.
+  EXPECT_NEAR(throughput["samples_per_s"].get<double>(), 4 / 0.03, 1e-9);
+  // Micro batches of 2 samples on 4 data-parallel replicas: 4 x 2 x 4 / 0.03 s.
+  json batched = request;
+  batched["training"] = {{"micro_batch_size", 2}, {"dp_degree", 4}};
+  const json b = run("estimate", batched);
+  ASSERT_TRUE(b["ok"].get<bool>()) << b.dump();
+  EXPECT_NEAR(b["result"]["throughput"]["samples_per_s"].get<double>(), 32 / 0.03, 1e-9);
 
   // Without a peak, or with a layer that states no FLOPs, the MFU is not known.
   json no_peak = request;
   no_peak.erase("device");
-  EXPECT_TRUE(run("estimate", no_peak)["result"]["mfu"].is_null());
+  EXPECT_TRUE(run("estimate", no_peak)["result"]["throughput"]["mfu"].is_null());
   json partial = request;
   partial["model"]["layers"].push_back({{"name", "head"}, {"forward_ms", 1}});
-  EXPECT_TRUE(run("estimate", partial)["result"]["mfu"].is_null());
+  EXPECT_TRUE(run("estimate", partial)["result"]["throughput"]["mfu"].is_null());
+  // Nor are tokens without the model's device_tokens_per_micro_batch.
+  json no_tokens = request;
+  no_tokens["model"].erase("device_tokens_per_micro_batch");
+  EXPECT_TRUE(run("estimate", no_tokens)["result"]["throughput"]["tokens_per_s_per_device"].is_null());
 }
 
 // The generator's FLOPs: a small dense model on one stage. A decoder of 4 h^2 + 2 h f = 2,048 weights
@@ -57,7 +70,7 @@ TEST(Throughput, GeneratedModelsStateTheirFlops) {
   EXPECT_DOUBLE_EQ(imported["result"]["model"]["device_tokens_per_micro_batch"].get<double>(), 8);
   const json r = run("estimate", request);
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
-  EXPECT_NEAR(r["result"]["mfu"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR(r["result"]["throughput"]["mfu"].get<double>(), 0.5, 1e-9);
 }
 
 }  // namespace

@@ -23,6 +23,14 @@ using nlohmann::json;
 
 namespace {
 
+// The even split's estimate beside a balanced plan: the estimate result without the caveats, which
+// the plan's result states once.
+json baseline_json(const Estimate& baseline, const Request& request) {
+  json out = estimate_json(baseline, request, false);
+  out.erase("caveats");
+  return out;
+}
+
 struct BalanceSettings {
   std::vector<int> recompute_options;
   std::string mode = "optimal";
@@ -155,7 +163,7 @@ CommandOutput offset_response(const BalanceRequest& in, const RequestClock& cloc
   const OffsetSearchStop stop = searched.stop;
   const Estimate best =
       estimate(request.model, request.device, candidates.front().estimate.plan, timeline, request.components);
-  json result = estimate_json(best, request.model, timeline);
+  json result = estimate_json(best, request, timeline);
   json ranked = json::array();
   for (const auto& c : candidates) {
     double peak = 0;
@@ -181,7 +189,7 @@ CommandOutput offset_response(const BalanceRequest& in, const RequestClock& cloc
     notes.push_back("stopped at the time budget (balance.time_budget_ms " + budget +
                     "); the offsets nearest the even split were evaluated first");
   result["gain"] = gain_json(best, baseline);
-  result["baseline"] = estimate_json(baseline, request.model, false);
+  result["baseline"] = baseline_json(baseline, request);
   result["method"] = {
       {"algorithm", "offset search: every legal layer_offset within +-" + std::to_string(settings.offset_range) +
                         " of the even split, each with its least-time recompute that fits memory, simulated"},
@@ -198,12 +206,12 @@ CommandOutput optimal_response(const BalanceRequest& in, const BalanceResult& fo
   const bool timeline = request.pipeline.include_timeline;
   const Estimate& baseline = *in.baseline;
   const Estimate best = estimate(request.model, request.device, found.plan, timeline, request.components);
-  json result = estimate_json(best, request.model, timeline);
+  json result = estimate_json(best, request, timeline);
   result["infeasibility"] =
       infeasibility_json(explain_infeasibility(request.model, request.device, in.shape, in.options.recompute_options,
                                                in.options.allow_empty_stages, request.components, best, &found));
   result["gain"] = gain_json(best, baseline);
-  result["baseline"] = estimate_json(baseline, request.model, false);
+  result["baseline"] = baseline_json(baseline, request);
   result["method"] = {
       {"algorithm",
        "branch and bound over stage boundaries; every candidate not ruled out by a lower bound is "

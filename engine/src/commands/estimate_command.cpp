@@ -16,7 +16,7 @@ CommandOutput run_estimate(json document, const RequestClock& /*clock*/) {
   if (!plan || !d.ok()) return invalid(d);
   const Estimate e =
       estimate(request.model, request.device, *plan, request.pipeline.include_timeline, request.components);
-  return ok_response("estimate", estimate_json(e, request.model, request.pipeline.include_timeline), d);
+  return ok_response("estimate", estimate_json(e, request, request.pipeline.include_timeline), d);
 }
 
 }  // namespace ppb::detail

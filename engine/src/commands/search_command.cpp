@@ -63,8 +63,7 @@ CommandOutput SearchSession::result(bool cancelled) {
   if (!impl_->error.json.empty()) return impl_->error;
   try {
     const SearchResult r = impl_->search->result(cancelled);
-    return detail::ok_response("search", detail::search_result_json(r, impl_->search->problem().model),
-                               impl_->diagnostics);
+    return detail::ok_response("search", detail::search_result_json(r, impl_->search->problem()), impl_->diagnostics);
   } catch (...) {
     impl_->error = failure_output(std::current_exception());
     return impl_->error;
@@ -83,7 +82,7 @@ CommandOutput run_search(nlohmann::json document, const RequestClock& clock) {
   while (!search.step(1e9).finished) {
   }
   // A failure inside escapes to run_command, which answers it with exit status 1.
-  return ok_response("search", search_result_json(search.result(false), search.problem().model), d);
+  return ok_response("search", search_result_json(search.result(false), search.problem()), d);
 }
 
 }  // namespace detail

@@ -36,6 +36,30 @@ std::string number_text(double x) {
   return s;
 }
 
+std::string figure_text(double x) {
+  if (!std::isfinite(x)) return "-";
+  const double size = std::fabs(x);
+  if (size >= 1e15) return number_text(x);
+  if (size >= 1000) {
+    const std::string digits = std::to_string(std::llround(size));
+    std::string out = x < 0 ? "-" : "";
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  }
+  if (size == 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, size >= 100 ? "%.1f" : size >= 1 ? "%.2f" : "%.3g", x);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
 namespace {
 
 // Longest text a message repeats: a field name or a value of a closed set is far shorter.

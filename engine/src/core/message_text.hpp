@@ -16,6 +16,11 @@ const char* type_name(const nlohmann::json& value);
 // decimals (2.5, 0.125), very large or small ones in exponent form (1e+300).
 std::string number_text(double x);
 
+// Figures in notes and verdicts, written as the page writes them (web/js/format.js, `num`): from
+// 1000 up grouped whole numbers (388,478), then one decimal from 100 (123.5), two from 1 (12.34,
+// trailing zeros dropped), three significant digits below 1 (0.0433).
+std::string figure_text(double x);
+
 // A user's text quoted for a message ("\"2f2b\"") when it is short plain text; otherwise a note that
 // it is not repeated ("(a 5000-byte text, not repeated here)"): a message never carries markup,
 // control characters or megabytes of someone else's input. The path of the diagnostic still holds

@@ -78,6 +78,9 @@ void read_model(const json& document, FieldReader& top, Request& request, Docume
     if (auto generated = transformer_model(document, d)) {
       ParsedModel parsed = parse_model(*generated, "/transformer", request.training.bytes_per_param, d);
       request.model = std::move(parsed.model);
+      request.source.description = true;
+      const auto device = document.find("device");
+      request.source.links = device != document.end() && device->is_object() && device->contains("gpus_per_node");
       request.unread.layers = !parsed.layers_known;
       document_bytes = {parsed.bytes_per_param, parsed.expert_bytes_per_param};
     }
@@ -192,6 +195,8 @@ void read_device(FieldReader& top, Device& device, Diagnostics& d) {
   device.reserved_mib = f.number("reserved_mib").value_or(0);
   device.p2p_bandwidth_gbs = f.number("p2p_bandwidth_gbs", {.min_exclusive = true});
   device.p2p_latency_ms = f.number("p2p_latency_ms").value_or(0);
+  device.memory_margin =
+      f.number("memory_margin", {.max = 0.5, .over_code = "OUT_OF_RANGE"}).value_or(device.memory_margin);
 }
 
 // One value for every stage, or a list with one per stage (its length is checked against the plan).

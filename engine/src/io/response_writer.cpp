@@ -7,6 +7,7 @@
 #include "ppb/core/limits.hpp"
 #include "ppb/plan/megatron_layout.hpp"
 #include "ppb/plan/plan.hpp"
+#include "ppb/simulate/caveats.hpp"
 
 namespace ppb {
 
@@ -22,6 +23,12 @@ json recompute_map(const std::map<std::string, std::vector<int>>& m) {
 
 }  // namespace
 
+json throughput_json(double samples_per_s, const Estimate& e) {
+  return {{"samples_per_s", samples_per_s},
+          {"tokens_per_s_per_device", e.tokens_per_s_per_device ? json(*e.tokens_per_s_per_device) : json(nullptr)},
+          {"mfu", e.mfu ? json(*e.mfu) : json(nullptr)}};
+}
+
 void write_op_details(json& out, const TimedOp& op) {
   // A backward whose W runs apart computes only the input gradient; an F&B pair also names its backward.
   if (op.kind == OpKind::B || op.kind == OpKind::FB) out["weight_apart"] = op.weight_apart;
@@ -31,7 +38,8 @@ void write_op_details(json& out, const TimedOp& op) {
   }
 }
 
-json estimate_json(const Estimate& e, const Model& model, bool include_timeline) {
+json estimate_json(const Estimate& e, const Request& request, bool include_timeline) {
+  const Model& model = request.model;
   const Plan& plan = e.plan;
   json r;
   r["feasible"] = e.feasible;
@@ -46,9 +54,13 @@ json estimate_json(const Estimate& e, const Model& model, bool include_timeline)
   r["bubble"] = {
       {"fraction", e.bubble_fraction}, {"span_fraction", e.bubble_span_fraction}, {"per_stage_ms", per_stage}};
   r["imbalance"] = {{"max_over_mean", e.imbalance_max_over_mean}, {"max_minus_min_ms", e.imbalance_max_minus_min_ms}};
-  r["mfu"] = e.mfu ? json(*e.mfu) : json(nullptr);
-  r["tokens_per_second_per_device"] =
-      e.tokens_per_second_per_device ? json(*e.tokens_per_second_per_device) : json(nullptr);
+  const double samples_per_micro_batch =
+      static_cast<double>(request.training.micro_batch_size.value_or(1) * request.training.dp_degree.value_or(1));
+  r["throughput"] = throughput_json(
+      e.step_time_ms > 0 ? samples_per_micro_batch * static_cast<double>(plan.micro_batch_num) * 1000 / e.step_time_ms
+                         : 0.0,
+      e);
+  r["caveats"] = estimate_caveats(request, &e);
   r["stage_partition"] = stage_partition_of(plan);
   r["stage_layers"] = plan.stage_layers;
   r["layer_offset"] = layer_offset_of(plan, model);

@@ -10,6 +10,7 @@
 #include "ppb/io/io.hpp"
 #include "ppb/plan/plan.hpp"
 #include "ppb/schedule/shape_rules.hpp"
+#include "ppb/simulate/caveats.hpp"
 #include "recompute_option_list.hpp"
 
 namespace ppb::detail {
@@ -111,6 +112,8 @@ SearchSettings read_settings(FieldReader& section, double& candidate_time_ms, Di
                   "without it) or \"step_time\".");
   }
   settings.max_candidates = section.integer("max_candidates", count).value_or(settings.max_candidates);
+  settings.tie_fraction =
+      section.number("tie_fraction", {.max = 0.5, .over_code = "OUT_OF_RANGE"}).value_or(settings.tie_fraction);
   settings.time_budget_ms = section.number("time_budget_ms", budget).value_or(settings.time_budget_ms);
   candidate_time_ms = section.number("candidate_time_ms", budget).value_or(candidate_time_ms);
   return settings;
@@ -271,6 +274,7 @@ std::optional<SearchRequest> parse_search_request(const json& document, Diagnost
             "the search has more than " + std::to_string(kMaxSpace) + " combinations to evaluate; narrow the lists.");
     return std::nullopt;
   }
+  out.problem.caveats = estimate_caveats(request, nullptr);
   out.problem.model = std::move(request.model);
   out.problem.device = request.device;
   out.problem.components = std::move(request.components);

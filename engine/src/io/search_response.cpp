@@ -1,6 +1,8 @@
 // The search result as JSON.
 #include "search_response.hpp"
 
+#include <algorithm>
+
 #include "infeasibility_response.hpp"
 #include "ppb/plan/plan.hpp"
 
@@ -34,6 +36,9 @@ json best_json(const std::optional<BestCandidate>& best) {
           {"value", best->value},
           {"runner_up_value", best->runner_up_value ? json(*best->runner_up_value) : json(nullptr)},
           {"lead_fraction", best->lead_fraction ? json(*best->lead_fraction) : json(nullptr)},
+          {"tie", best->tied > 1},
+          {"tied", best->tied},
+          {"tight", best->tight},
           {"headroom_mib", best->headroom_mib ? json(*best->headroom_mib) : json(nullptr)},
           {"reasons", best->reasons}};
 }
@@ -62,8 +67,8 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
                                                     "even_split",
                                                     "gain_ms",
                                                     "gain_note",
-                                                    "mfu",
-                                                    "tokens_per_second_per_device"};
+                                                    "throughput",
+                                                    "tight"};
     for (const char* key : figures_of_a_plan) out[key] = nullptr;
     return out;
   }
@@ -77,9 +82,11 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
   out["proven_optimal"] = f.proven_optimal;
   out["within_tolerance"] = f.within_tolerance ? json(*f.within_tolerance) : json(nullptr);
   out["throughput_samples_per_s"] = f.throughput_samples_per_s;
-  out["mfu"] = f.mfu ? json(*f.mfu) : json(nullptr);
-  out["tokens_per_second_per_device"] =
-      f.tokens_per_second_per_device ? json(*f.tokens_per_second_per_device) : json(nullptr);
+  out["throughput"] = {
+      {"samples_per_s", f.throughput_samples_per_s},
+      {"tokens_per_s_per_device", f.tokens_per_s_per_device ? json(*f.tokens_per_s_per_device) : json(nullptr)},
+      {"mfu", f.mfu ? json(*f.mfu) : json(nullptr)}};
+  out["tight"] = f.tight;
   out["even_split"] = f.even_split ? json{{"step_time_ms", f.even_split->step_time_ms},
                                           {"feasible", f.even_split->feasible},
                                           {"peak_mib", f.even_split->peak_mib}}
@@ -89,9 +96,17 @@ json search_candidate_json(const SearchCandidate& c, const Model& model) {
   return out;
 }
 
-json search_result_json(const SearchResult& r, const Model& model) {
+json search_result_json(const SearchResult& r, const SearchProblem& problem) {
+  const Model& model = problem.model;
   json candidates = json::array();
   for (const SearchCandidate& c : r.candidates) candidates.push_back(search_candidate_json(c, model));
+  json caveats = problem.caveats;
+  const auto tight = std::count_if(r.candidates.begin(), r.candidates.end(), [](const SearchCandidate& c) {
+    return c.figures && c.feasible && c.figures->tight;
+  });
+  if (tight > 0)
+    caveats.push_back(std::to_string(tight) + (tight > 1 ? " candidates shown are" : " candidate shown is") +
+                      " tight: marked, they leave less than device.memory_margin of the limit free.");
   return {{"candidates", candidates},
           {"pareto", r.pareto},
           {"counts",
@@ -104,6 +119,7 @@ json search_result_json(const SearchResult& r, const Model& model) {
           {"infeasible_groups", reasons_json(r.infeasible_groups)},
           {"skipped_groups", reasons_json(r.skipped_groups)},
           {"best", best_json(r.best)},
+          {"caveats", caveats},
           {"infeasibility", infeasibility_json(r.infeasibility)},
           {"elapsed_ms", r.elapsed_ms},
           {"rank_by", rank_by_name(r.rank_by)},

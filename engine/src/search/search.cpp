@@ -73,12 +73,12 @@ std::optional<Infeasibility> Search::explain_none_fits(const std::vector<std::si
 SearchResult Search::result(bool cancelled) const {
   SearchResult out;
   out.rank_by = rank_by();
-  const SearchSelection selection = select_candidates(evaluated_, out.rank_by, settings_.top_k);
+  const SearchSelection selection = select_candidates(evaluated_, out.rank_by, settings_.top_k, settings_.tie_fraction);
   for (std::size_t i : selection.shown) out.candidates.push_back(evaluated_[i]);
   out.pareto = selection.pareto;
   std::vector<std::size_t> shown_order(out.candidates.size());
   for (std::size_t i = 0; i < shown_order.size(); ++i) shown_order[i] = i;
-  out.best = explain_best(out.candidates, shown_order, out.rank_by, problem_.device.memory_limit_mib);
+  out.best = explain_best(out.candidates, shown_order, out.rank_by, problem_.device, settings_.tie_fraction);
   if (!out.best) out.infeasibility = explain_none_fits(rank_candidates(evaluated_, out.rank_by));
   std::map<std::string, std::int64_t> groups;
   for (const SearchCandidate& c : evaluated_) {

@@ -96,7 +96,8 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   f.within_tolerance = found.within_tolerance;
   f.throughput_samples_per_s = samples / (e.step_time_ms / 1000.0);
   f.mfu = e.mfu;
-  f.tokens_per_second_per_device = e.tokens_per_second_per_device;
+  f.tokens_per_s_per_device = e.tokens_per_s_per_device;
+  f.tight = e.feasible && tight(problem.device, f.peak_mib);
   f.none_fits_proven = balance_proves_none_fits(found);
   // The even split without recompute, when that plan is valid.
   Plan even(shape);

@@ -97,7 +97,7 @@ Estimate estimate(const Model& model, const Device& device, const Plan& plan, bo
   if (all_flops && device.peak_tflops && step_s > 0)
     out.mfu = 3 * flops * m / (plan.pp_degree * *device.peak_tflops * 1e12 * step_s);
   if (model.device_tokens_per_micro_batch && step_s > 0)
-    out.tokens_per_second_per_device = *model.device_tokens_per_micro_batch * m / (plan.pp_degree * step_s);
+    out.tokens_per_s_per_device = *model.device_tokens_per_micro_batch * m / (plan.pp_degree * step_s);
   return out;
 }
 

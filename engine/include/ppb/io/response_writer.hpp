@@ -5,15 +5,21 @@
 #include <nlohmann/json.hpp>
 
 #include "ppb/core/diagnostics.hpp"
-#include "ppb/model/model.hpp"
+#include "ppb/model/request.hpp"
 #include "ppb/simulate/estimate.hpp"
 
 namespace ppb {
 
 // The contract's estimate result: feasible, step time, bubble, imbalance, the plan in every form
 // (stage_partition, stage_layers, layer_offset, layer_recompute, recompute_counts), per-stage memory
-// and time, violations, and with `include_timeline` the operations and memory over time.
-nlohmann::json estimate_json(const Estimate& estimate, const Model& model, bool include_timeline);
+// and time, violations, throughput, the caveats (caveats.hpp), and with `include_timeline` the
+// operations and memory over time. Samples per second count training.micro_batch_size x dp_degree
+// samples per micro batch (1 each when the request states neither).
+nlohmann::json estimate_json(const Estimate& estimate, const Request& request, bool include_timeline);
+
+// `result.throughput`: samples per second as given, tokens per second per device and MFU from the estimate
+// (null when not known).
+nlohmann::json throughput_json(double samples_per_s, const Estimate& estimate);
 
 // What an operation says beyond its kind, chunk and micro batch, into `out`: weight_apart for a
 // backward (B or the B of an F&B pair), and an F&B pair's backward chunk and micro batch. The

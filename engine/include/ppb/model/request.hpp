@@ -58,8 +58,15 @@ struct Unread {
   }
 };
 
+// Where the model's costs came from, for what an estimate says it leaves out (simulate/caveats.hpp).
+struct ModelSource {
+  bool description = false;  // generated from a transformer description: times are FLOPs at peak x efficiency
+  bool links = false;        // with the device's links (gpus_per_node, intra and inter node bandwidth)
+};
+
 struct Request {
   Model model;
+  ModelSource source;
   Training training;
   Device device;
   PipelineSpec pipeline;

@@ -30,6 +30,8 @@ struct SearchSettings {
   // None: by throughput when the space is coupled to a cluster (every candidate processes the same
   // global batch on the same devices), else by time per sample.
   std::optional<RankBy> rank_by;
+  // Candidates within this fraction of the fastest are a tie, listed simpler first (search_rank.hpp).
+  double tie_fraction = kDefaultTieFraction;
   std::int64_t max_candidates = 10'000;  // evaluated at most
   double time_budget_ms = 60'000;        // wall clock for the whole search
   // Time already spent on the request (reading it) when the search starts; it counts against

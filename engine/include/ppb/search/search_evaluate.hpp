@@ -33,6 +33,7 @@ struct SearchProblem {
   // The request's training state: where set, each candidate holds the model's state sharded over
   // its own data-parallel ranks (the model as given holds it at the request's dp).
   std::optional<StateRule> state_rule;
+  std::vector<std::string> caveats;  // what the candidates' estimates leave out (caveats.hpp)
 };
 
 struct EvenSplitFigures {  // the even split without recompute on the same shape
@@ -56,7 +57,8 @@ struct CandidateFigures {
   // one pipeline) per step.
   double throughput_samples_per_s = 0;
   std::optional<double> mfu;  // as the estimate's (estimate.hpp)
-  std::optional<double> tokens_per_second_per_device;
+  std::optional<double> tokens_per_s_per_device;
+  bool tight = false;  // fits, but leaves less than device.memory_margin of the limit free (device.hpp)
   std::optional<EvenSplitFigures> even_split;  // none when it would leave a virtual stage empty
   // Even split step time less this one, only where the even split fits; otherwise gain_note says why not.
   std::optional<double> gain_ms;

@@ -78,7 +78,7 @@ struct Estimate {
   // when a layer states no flops or the device no peak. Tokens per second per device from the
   // model's device_tokens_per_micro_batch.
   std::optional<double> mfu;
-  std::optional<double> tokens_per_second_per_device;
+  std::optional<double> tokens_per_s_per_device;
   std::vector<StageEstimate> stages;
   std::vector<Violation> violations;
   SimulationResult simulation;
