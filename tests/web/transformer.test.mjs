@@ -146,7 +146,7 @@ test('the DeepSeek-V3 preset builds the 671B model and its cluster: the search s
   assert.deepEqual(problems, []);
 });
 
-test('the Llama-3.1-405B preset builds 405.85B parameters on TP 8, PP 16 and 16,384 H100', async () => {
+test('the Llama-3.1-405B preset builds 405.85B parameters on TP 8, PP 16 and 16,384 H100, with MFU', async () => {
   const { page, problems } = shared.open;
   await buildPreset(page, 'Llama-3.1-405B');
   // Meta's 405,853,388,800 (tests/engine/transformer_architectures_test.cpp), with the vocabulary padded as
@@ -159,7 +159,24 @@ test('the Llama-3.1-405B preset builds 405.85B parameters on TP 8, PP 16 and 16,
   await page.locator('#search-cluster-hint').filter({ hasText: /at pp 16: dp 128, 16 micro batches of 1/ }).waitFor();
   assert.deepEqual({ mode: await page.locator('input[name="batch_mode"]:checked').getAttribute('value'), dp: await page.inputValue('#dp-degree'),
     gbs: await page.inputValue('#global-batch-size') }, { mode: 'global', dp: '128', gbs: '2048' });
-  assert.equal((await lastResponse(page)).result.micro_batch_num, 16);
+  const result = (await lastResponse(page)).result;
+  assert.equal(result.micro_batch_num, 16);
+  // MFU as Narayanan et al. 2021 (Section 5.1) define it: 3 x the forward FLOPs a device runs per micro batch
+  // (forward once, backward twice) x 16 micro batches over pp 16 devices at the H100's 989.4 dense bf16 TFLOP/s
+  // (NVIDIA's datasheet: 1,979 with sparsity) for one step. Tokens per second per device: a micro batch is
+  // 1 x 8,192 tokens over tp 8 x cp 1 devices, 1,024 each, 16 of them a step over the 16 stages' devices.
+  const model = await page.evaluate(() => /** @type {any} */ (window).__ppb.state.model);
+  const flops = model.layers.reduce((/** @type {number} */ sum, /** @type {any} */ l) => sum + l.flops * (l.count ?? 1), 0);
+  const seconds = result.step_time_ms / 1000;
+  const mfu = Number(await page.locator('[data-field="mfu"] .metric-value').getAttribute('data-value'));
+  assert.ok(Math.abs(mfu - (3 * flops * 16) / (16 * 989.4e12 * seconds)) < 1e-9, `MFU ${mfu}`);
+  assert.match(await page.locator('[data-field="mfu"] .metric-value').textContent() ?? '', /^\d+\.\d %$/);
+  const tokens = Number(await page.locator('[data-field="mfu"] [data-field="tokens_per_s_per_device"]').getAttribute('data-value'));
+  assert.ok(Math.abs(tokens - (1024 * 16) / (16 * seconds)) < 1e-6 * tokens, `tokens/s per device ${tokens}`);
+  // What the estimate leaves out, under the summary: the engine's sentences, as it gives them.
+  assert.ok(result.caveats.length > 0);
+  assert.deepEqual(await page.locator('#plan-caveats li').allTextContents(), result.caveats);
+  assert.equal(await page.locator('#plan-caveats ul').getAttribute('lang'), 'en');
   assert.deepEqual(problems, []);
 });
 

@@ -11,6 +11,7 @@ import { searchRequest } from './requests.js';
 import { renderPareto, nearestPoint } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
 import { renderInfeasibility } from './views/infeasibility.js';
+import { renderCaveats } from './views/summary.js';
 import { count } from './format.js';
 
 /**
@@ -153,6 +154,9 @@ export class SearchPanel {
     }
     const limit = memoryLimit(result, this.hooks.getState().settings.memory_limit_mib);
     verdict.replaceChildren(renderVerdict(result, { limit }));
+    // What every candidate's estimate leaves out, under the verdict it qualifies.
+    const caveats = renderCaveats(result.caveats, 'search-caveats');
+    if (caveats) verdict.append(caveats);
     // Nothing fits: why, for the candidate closest to fitting (the first), and the search that would find a plan.
     const closest = result.candidates[0];
     if (result.infeasibility && closest) {
