@@ -155,7 +155,7 @@ const searchPanel = new SearchPanel({
   suggest: suggestedSearch,
 });
 const loader = new ModelLoader({ engine, store, status, errors, banners, work, controls, searchPanel, runner, form, transformerBox,
-  onState: applyState });
+  onState: applyState, onSourceChange: () => address.changed() });
 loader.attach();
 
 /**
@@ -194,6 +194,7 @@ function applyState(next) {
   theme.apply();
   if (next.transformer) setTransformerValues(transformerBox, next.transformer);
   loader.showModel();
+  loader.showSource();
   controls.show(next, store.info);
   searchPanel.clear();
   runner.request(true);

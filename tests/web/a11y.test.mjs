@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { startSite, openPage, load, waitForState, setField } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, setField, showTransformerForm, buildPreset } from './helpers.mjs';
 
 const axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -109,6 +109,24 @@ test('axe finds no violation on a phone (390 px)', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: { width: 390, height: 844 } });
   await load(page, site.url);
   assert.deepEqual(await violations(page), [], 'phone');
+  await showTransformerForm(page);
+  assert.deepEqual(await violations(page), [], 'phone, transformer form');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('axe finds no violation with the transformer form shown, nor with a preset built and searched', async () => {
+  for (const colorScheme of /** @type {const} */ (['light', 'dark'])) {
+    const { page, problems, context } = await openPage(site.browser, { colorScheme });
+    await load(page, site.url);
+    await showTransformerForm(page);
+    assert.deepEqual(await violations(page), [], `${colorScheme}, transformer form`);
+    await buildPreset(page, 'Mixtral-8x7B');
+    await page.click('#search-run');
+    await waitForState(page, ['ready'], 120_000);
+    await page.locator('#search-table tbody tr').first().waitFor();
+    assert.deepEqual(await violations(page), [], `${colorScheme}, Mixtral-8x7B built and searched`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
 });

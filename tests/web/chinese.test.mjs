@@ -44,7 +44,7 @@ const englishLeft = (page) => page.evaluate(() => {
     'ppb', 'model', 'full', 'selective', 'gpipe', 'interleaved', 'top', 'Llama', 'symbolic', 'bf16', 'distributed', 'optimizer', 'over', 'H100',
     'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV', 'ZB-V', 'zbv', 'dualpipev',
     // Terms Chinese ML engineers write in English.
-    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank',
+    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank', 'MFU', 'FLOPs', 'MTP', 'ZeRO',
     // The PyTorch export: the tool, its file format and its module (torch.distributed.pipelining).
     'PyTorch', 'CSV', 'torch', 'pipelining',
     // The Hugging Face config file a model can be read from.
@@ -94,8 +94,13 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   assert.deepEqual(await englishLeft(page), []);
   // The per-stage table and the transformer form, opened.
   await page.click('.table-details summary');
-  await page.click('#transformer-details > summary');
+  await page.click('label:has(> input[name="model_source"][value="transformer"])');
   assert.deepEqual(await englishLeft(page), [], 'per-stage table and transformer form');
+  // A preset built: the model's line and everything the built model fills in.
+  await page.selectOption('#tf-preset', 'DeepSeek-V3');
+  await page.click('#tf-build');
+  await waitForState(page, ['ready'], 60_000);
+  assert.deepEqual(await englishLeft(page), [], 'a transformer preset built');
   // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);

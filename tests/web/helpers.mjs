@@ -149,6 +149,57 @@ export async function choose(page, name, value, states = ['ready']) {
 }
 
 /**
+ * Shows the transformer form: the Model panel's second source, chosen as a person does (its label).
+ * @param {import('playwright-core').Page} page
+ */
+export async function showTransformerForm(page) {
+  await page.click('label:has(> input[name="model_source"][value="transformer"])');
+  await page.locator('#transformer-form').waitFor();
+}
+
+/**
+ * Builds a preset of the transformer form (showing the form first) and waits for its plan.
+ * @param {import('playwright-core').Page} page
+ * @param {string} preset
+ * @param {string[]} [states]
+ */
+export async function buildPreset(page, preset, states = ['ready']) {
+  if (!(await page.locator('#transformer-form').isVisible())) await showTransformerForm(page);
+  await page.selectOption('#tf-preset', preset);
+  await page.click('#tf-build');
+  await waitForState(page, states, 60_000);
+}
+
+/**
+ * Records every command the page sends its engine worker (call and start messages), before any page script runs;
+ * workerRequests reads them back. What the page asks is what the engine answers, whatever the page then shows.
+ * @param {import('playwright-core').Page} page
+ */
+export async function recordWorkerRequests(page) {
+  await page.addInitScript(() => {
+    /** @type {any[]} */
+    const sent = [];
+    /** @type {any} */ (window).__sentToWorker = sent;
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
+      if (message && (message.type === 'call' || message.type === 'start')) {
+        sent.push({ command: message.command, request: typeof message.request === 'string' ? JSON.parse(message.request) : message.request });
+      }
+      return post.call(this, message, ...rest);
+    };
+  });
+}
+
+/**
+ * The requests of one command the page has sent its worker so far (recordWorkerRequests), oldest first.
+ * @param {import('playwright-core').Page} page
+ * @param {string} command
+ * @returns {Promise<any[]>}
+ */
+export const workerRequests = (page, command) => page.evaluate((name) =>
+  /** @type {any} */ (window).__sentToWorker.filter((/** @type {any} */ m) => m.command === name).map((/** @type {any} */ m) => m.request), command);
+
+/**
  * Uploads a file through input#model-file.
  * @param {import('playwright-core').Page} page
  * @param {string} name shown file name

@@ -1,5 +1,5 @@
 // A Hugging Face config.json dropped on the page or picked as a file: the engine's import turns it into a
-// transformer description, which fills the transformer form (opened); description fields the form has no input for
+// transformer description, which fills the transformer form (shown); description fields the form has no input for
 // are kept beside it and named under it; the form then builds the model with its own parallelism and device. The
 // configs are the published ones of tests/fixtures/hf/ (README.md there names each source).
 import { test } from 'node:test';
@@ -34,7 +34,9 @@ test('a dropped Llama config.json fills the transformer form and builds its mode
     window.dispatchEvent(new DragEvent('drop', { dataTransfer: data, cancelable: true }));
   }, text);
   await waitForState(page);
-  assert.equal(await page.locator('#transformer-details').evaluate((d) => /** @type {HTMLDetailsElement} */ (d).open), true);
+  // The Model panel shows the form the config filled, with the transformer chosen as the source.
+  assert.equal(await page.locator('input[name="model_source"][value="transformer"]').isChecked(), true);
+  assert.equal(await page.locator('#transformer-form').isVisible(), true);
   const form = await formValues(page);
   // The sizes of the published file; the name is its model_type ("config.json" names nothing); the sequence length
   // is the form's own (the Llama-2 7B preset's 4096), the length trained at; RMSNorm and a gated MLP, no dropout,
@@ -44,6 +46,7 @@ test('a dropped Llama config.json fills the transformer form and builds its mode
       '/transformer/name': 'llama', '/transformer/num_layers': '32', '/transformer/hidden_size': '4096',
       '/transformer/num_attention_heads': '32', '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '14336',
       '/transformer/vocab_size': '128256', '/transformer/seq_length': '4096', '/transformer/normalization': 'rmsnorm',
+      '/transformer/attention': 'flash',
       '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
       '/transformer/moe/num_experts': '0', '/transformer/moe/top_k': '', '/transformer/moe/expert_ffn_hidden_size': '',
       '/transformer/moe/first_dense_layers': '', '/transformer/moe/shared_experts': '', extra: '',
@@ -81,6 +84,5 @@ test('a Gemma 2 config.json keeps what the form has no field for and shows the i
   await page.selectOption('#tf-preset', 'Llama-2 7B');
   assert.equal((await formValues(page)).extra, '');
   assert.equal(await page.locator('#tf-extra-note').isVisible(), false);
-  await page.click('#transformer-details > summary');
   assert.deepEqual(shared.open.problems, []);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sharedPage, lastResponse, waitForState, upload, setField, choose, examplesDir, cspViolations } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, upload, setField, choose, examplesDir, cspViolations, showTransformerForm } from './helpers.mjs';
 
 const shared = sharedPage();
 
@@ -150,7 +150,7 @@ test('dragging a stage boundary re-partitions live and shows the layer_offset', 
 
 test('the transformer form builds a model through the import command and shows its errors by field', async () => {
   const { page } = shared.open;
-  await page.click('#transformer-details > summary');
+  await showTransformerForm(page);
   await page.selectOption('#tf-preset', 'Llama-2 7B');
   await page.fill('#tf-transformer-hidden_size', '-5');
   await page.click('#tf-build');
@@ -164,7 +164,7 @@ test('the transformer form builds a model through the import command and shows i
   assert.equal(model.name, 'llama2-7b');
   assert.equal(layerCount(model), 34);
   assert.equal(await page.locator('[role="alert"]').count(), 0);
-  await page.click('#transformer-details > summary');
+  await page.click('label:has(> input[name="model_source"][value="file"])');
 });
 
 test('pasted JSON and a request file are read; a request sets the controls', async () => {

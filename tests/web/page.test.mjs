@@ -95,7 +95,8 @@ test('timeline zoom draws only what is visible and the whole step comes back', a
   const windowAttr = await page.locator('svg#timeline').getAttribute('data-window');
   const [t0, t1] = String(windowAttr).split(',').map(Number);
   assert.ok(Math.abs((t1 - t0) - step / 4) < 1e-6 * step, `window ${t0}..${t1} is a quarter of ${step}`);
-  // Dragging pans the window.
+  // Dragging pans the window (the box in view first: the summary's caveats above it may push it below the fold).
+  await page.locator('#timeline-box').scrollIntoViewIfNeeded();
   const box = await page.locator('#timeline-box').boundingBox();
   assert.ok(box);
   await page.mouse.move(box.x + box.width / 2, box.y + 80);

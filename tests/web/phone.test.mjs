@@ -3,7 +3,7 @@
 // edge or over each other.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, waitForState, textProblems } from './helpers.mjs';
+import { startSite, openPage, load, waitForState, setField, textProblems, showTransformerForm, buildPreset } from './helpers.mjs';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -44,6 +44,25 @@ test('at 390 px the page does not scroll sideways, before and after a search', a
   await context.close();
 });
 
+test('at 390 px the transformer form fits, its two-way choice on one line, and a built preset\'s search too', async () => {
+  const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
+  await load(page, site.url);
+  await showTransformerForm(page);
+  assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'transformer form');
+  // Both halves of the choice side by side, neither wrapped onto a second line.
+  const boxes = await page.locator('#model-source label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().toJSON()));
+  assert.equal(boxes.length, 2);
+  assert.equal(Math.round(boxes[0].top), Math.round(boxes[1].top));
+  assert.ok(boxes.every((b) => b.height < 40), `one line each: ${boxes.map((b) => b.height)}`);
+  await buildPreset(page, 'DeepSeek-V3');
+  await page.click('#search-run');
+  await waitForState(page, ['ready'], 120_000);
+  await page.locator('#search-table tbody tr').first().waitFor();
+  assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'DeepSeek-V3 built and searched');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('at 390 px a bar jumps between the controls and the results', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
   await load(page, site.url);
@@ -65,6 +84,25 @@ test('at 390 px a bar jumps between the controls and the results', async () => {
   // On a wide screen the bar is not there.
   await page.setViewportSize({ width: 1400, height: 900 });
   assert.equal(await bar.isVisible(), false);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('at 390 px the timeline\'s note on many operations stays inside the chart, beside the step\'s label', async () => {
+  const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
+  await load(page, site.url);
+  // pp 8 x 512 micro batches x (F + B) = 8,192 operations, more than the 2,500 drawn one by one: the note says so.
+  await setField(page, '#micro-batch-num', '512');
+  assert.match(await page.locator('svg#timeline').textContent() ?? '', /8,192 operations in view/);
+  assert.deepEqual(await textProblems(page, ['timeline']), []);
+  /** @param {Element} node */
+  const box = (node) => {
+    const { x, width } = /** @type {SVGTextElement} */ (node).getBBox();
+    return { x, width };
+  };
+  const note = await page.locator('svg#timeline text', { hasText: 'operations in view' }).evaluate(box);
+  const step = await page.locator('svg#timeline text.step-label').evaluate(box);
+  assert.ok(note.x + note.width <= step.x, `the note ends at ${note.x + note.width}, the step's label starts at ${step.x}`);
   assert.deepEqual(problems, []);
   await context.close();
 });

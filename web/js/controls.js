@@ -9,6 +9,7 @@ import { t } from './i18n.js';
 import { count } from './format.js';
 import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
 import { clusterRequest, hasCluster } from './requests.js';
+import { DEVICE_PRESETS } from './devices.js';
 
 /** Text inputs of the plan settings, by their name attribute. */
 const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
@@ -16,7 +17,7 @@ const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_bat
 /** Text inputs of the search settings: name attribute -> key. */
 const SEARCH_FIELDS = /** @type {const} */ ({ search_world_size: 'world_size', search_global_batch_size: 'global_batch_size',
   search_micro_batch_size: 'micro_batch_size', search_tp_degree: 'tp_degree', search_cp_degree: 'cp_degree',
-  search_pp_degree: 'pp_degree', search_vpp_degree: 'vpp_degree', search_micro_batch_num: 'micro_batch_num', search_top_k: 'top_k' });
+  search_ep_degree: 'ep_degree', search_expert_tp_degree: 'expert_tp_degree', search_sharding: 'sharding', search_pp_degree: 'pp_degree', search_vpp_degree: 'vpp_degree', search_micro_batch_num: 'micro_batch_num', search_top_k: 'top_k' });
 
 const PARTITION_HINTS = {
   even: 'Even split: ⌊B / V⌋ body layers per virtual stage, the remainder on the first ones; no recompute.',
@@ -48,6 +49,7 @@ export class Controls {
     /** The cluster request asked last (its text), so that only its answer is shown and nothing is asked twice. */
     this.clusterAsked = '';
     this.buildSchedules();
+    this.buildDevices();
     form.addEventListener('submit', (event) => event.preventDefault());
     form.addEventListener('input', (event) => this.onInput(event));
     form.addEventListener('change', (event) => this.onInput(event));
@@ -73,6 +75,10 @@ export class Controls {
       }
       if (name === 'pp_degree') this.askCluster(state.search, s.pp_degree);
       this.hooks.onPlanChange(false);
+    } else if (name === 'device_preset') {
+      s.device_preset = target.value;
+      this.showDevice(s);
+      this.hooks.onPlanChange(true);
     } else if (name === 'schedule') {
       s.schedule = target.value;
       // A schedule that runs another chunk count gets it, rather than an error (its layer_offset, one per virtual
@@ -127,6 +133,30 @@ export class Controls {
     ])));
   }
 
+  /** The device presets the engine knows, by id and the part each names. */
+  buildDevices() {
+    this.form.querySelector('#device-preset')?.replaceChildren(
+      el('option', { text: t('none: the figures below'), attrs: { value: '' } }),
+      ...DEVICE_PRESETS.map((d) => el('option', { text: `${d.id} · ${d.name}`, attrs: { value: d.id } })));
+  }
+
+  /**
+   * With a device preset, the figures left empty are the preset's (the engine fills them), and the fields say so.
+   * @param {Settings} s
+   */
+  showDevice(s) {
+    const hint = this.form.querySelector('#device-preset-hint');
+    if (hint) {
+      hint.textContent = s.device_preset
+        ? t('The preset fills every figure left empty: memory, reserved memory, peak TFLOP/s (for MFU) and the link to the next stage.')
+        : '';
+    }
+    for (const name of /** @type {const} */ (['memory_limit_mib', 'reserved_mib', 'p2p_bandwidth_gbs'])) {
+      const field = this.form.elements.namedItem(name);
+      if (field instanceof HTMLInputElement) field.placeholder = s.device_preset ? t('the preset\'s') : '';
+    }
+  }
+
   /**
    * The chosen schedule's one-line description and conditions below the picker.
    * @param {string} schedule
@@ -171,6 +201,8 @@ export class Controls {
     const s = state.settings;
     for (const name of PLAN_FIELDS) this.setValue(name, s[name]);
     this.setValue('schedule', s.schedule);
+    this.setValue('device_preset', s.device_preset);
+    this.showDevice(s);
     this.showScheduleHint(s.schedule);
     for (const [name, key] of Object.entries(SEARCH_FIELDS)) this.setValue(name, state.search[/** @type {keyof SearchSettings} */ (key)]);
     for (const box of this.form.querySelectorAll('input[name=search_schedule]')) {
@@ -330,7 +362,10 @@ export function describeCluster(response) {
     return { dpText: '–', sentence: problem?.message ?? '', engineWords: true };
   }
   const dpText = t('{dp} at pp {pp}', { dp: count(r.dp_degree), pp: r.pp_degree });
-  const base = t('dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}', { pp: r.pp_degree, dp: count(r.dp_degree) });
+  // Expert parallelism takes no devices of its own: it lies within a stage's dp × cp × tp ranks, which it must divide.
+  const base = (r.ep_degree ?? 1) > 1
+    ? t('dp = devices / (pp × tp × cp), with ep {ep} × expert tp dividing dp × cp × tp; at pp {pp}: dp {dp}', { ep: count(r.ep_degree), pp: r.pp_degree, dp: count(r.dp_degree) })
+    : t('dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}', { pp: r.pp_degree, dp: count(r.dp_degree) });
   if (r.micro_batch_num !== null) {
     return { dpText, engineWords: false,
       sentence: `${base}${t(', ')}${t('{m} micro batches of {mbs}', { m: count(r.micro_batch_num), mbs: count(r.micro_batch_size) })}${t('.')}` };

@@ -18,7 +18,7 @@
 import { byId, el } from './dom.js';
 import { CancelledError } from './worker-client.js';
 import { initialState } from './state.js';
-import { putModel, applyExampleDefaults } from './settings-edits.js';
+import { putModel, applyExampleDefaults, applyFormSettings } from './settings-edits.js';
 import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, descriptionValues, setTransformerValues, transformerRequest, transformerValues } from './transformer-form.js';
@@ -29,7 +29,9 @@ import { t } from './i18n.js';
 /**
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
- *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void}} LoaderParts
+ *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void,
+ *            onSourceChange: () => void}} LoaderParts
+ *   onSourceChange: the person chose the other model source (the state's ui.modelSource changed)
  */
 
 export class ModelLoader {
@@ -67,6 +69,7 @@ export class ModelLoader {
     const { store, controls, searchPanel } = this.parts;
     store.replace(probation.previous);
     this.showModel();
+    this.showSource();
     controls.show(store.state, store.info);
     searchPanel.clear();
     this.problem(probation.kind, refused.map((e) => ({ ...e, message: `${probation.name}: ${e.message}` })));
@@ -107,6 +110,28 @@ export class ModelLoader {
       },
     });
     buildTransformerForm(transformerBox, { onBuild: (values) => this.buildTransformer(values) });
+    for (const radio of document.querySelectorAll('input[name="model_source"]')) {
+      radio.addEventListener('change', () => {
+        const value = /** @type {HTMLInputElement} */ (radio).value === 'transformer' ? 'transformer' : 'file';
+        this.parts.store.state.ui.modelSource = value;
+        this.showSource();
+        this.parts.onSourceChange();
+      });
+    }
+  }
+
+  /**
+   * The Model panel shows the source the state names: the file inputs (examples, file, paste) or the transformer
+   * form, whole; the choice at its top says which.
+   */
+  showSource() {
+    const source = this.parts.store.state.ui.modelSource;
+    for (const radio of document.querySelectorAll('input[name="model_source"]')) {
+      const input = /** @type {HTMLInputElement} */ (radio);
+      input.checked = input.value === source;
+    }
+    byId('model-source-file', HTMLElement).hidden = source !== 'file';
+    byId('model-source-transformer', HTMLElement).hidden = source !== 'transformer';
   }
 
   /**
@@ -127,8 +152,7 @@ export class ModelLoader {
         status.setStale(true);
         return false;
       }
-      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (${from})`);
-      this.parts.store.state.transformer = values;
+      this.setModel(response.result.model, `${response.result.model.name || 'transformer'} (${from})`, { form: values });
       return true;
     } catch (error) {
       if (!(error instanceof CancelledError)) {
@@ -171,7 +195,8 @@ export class ModelLoader {
       return;
     }
     setTransformerValues(transformerBox, descriptionValues(response.result.transformer));
-    byId('transformer-details', HTMLDetailsElement).open = true;
+    this.parts.store.state.ui.modelSource = 'transformer';
+    this.showSource();
     if (await this.buildTransformer(transformerValues(transformerBox), `from ${incoming.name}`)) this.showImportNotes(response.warnings ?? []);
   }
 
@@ -202,32 +227,49 @@ export class ModelLoader {
    * Puts a new model in place (see putModel) and asks for its plan.
    * @param {any} model
    * @param {string} label
-   * @param {any} [request] a request file the model came from
-   * @param {Example | null} [example] the bundled example it is: its stated hardware and cluster set the settings
+   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>}} [from] where the model
+   *   came from: a request file (its settings fill the controls), a bundled example (its stated hardware and cluster
+   *   set the settings), or the transformer form's values (its cluster, pp, batch and device set them; the Model
+   *   panel then shows the form)
    */
-  setModel(model, label, request = null, example = null) {
+  setModel(model, label, { request = null, example = null, form } = {}) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
     errors.clear('model');
     errors.clear('transformer');
     putModel(store.state, model, label, request);
     if (example) applyExampleDefaults(store.state, example);
+    if (form) applyFormSettings(store.state, form);
+    // The form's values the model was built from (a link restores them), none for a model from elsewhere.
+    store.state.transformer = form ?? null;
+    store.state.ui.modelSource = form ? 'transformer' : 'file';
     // The picker names the example shown, or nothing once another model replaced it.
     byId('example-select', HTMLSelectElement).value = example?.file ?? '';
     store.replace(store.state);
     this.showModel();
+    this.showSource();
     controls.show(store.state, store.info);
     searchPanel.clear();
     runner.request(true);
   }
 
-  /** The model's name and layer counts above the controls. */
+  /** The model's name, layer counts and, for a generated model, its parameters above the controls. */
   showModel() {
     const { state, info } = this.parts.store;
     byId('model-name', HTMLElement).textContent = state.modelLabel || info.name || 'unnamed model';
     const pinned = info.pinnedFirst + info.pinnedLast;
-    byId('model-meta', HTMLElement).textContent = pinned > 0
+    const layers = pinned > 0
       ? t(' · {n} layers ({body} body, {pinned} pinned)', { n: count(info.layerCount), body: count(info.body), pinned })
       : t(' · {n} layers ({body} body)', { n: count(info.layerCount), body: count(info.body) });
+    // The generator's counts (model.total_params, and the MTP modules apart, as DeepSeek-V3's 671B leaves them out).
+    const total = state.model?.total_params;
+    const mtp = state.model?.mtp_params;
+    const params = typeof total !== 'number' ? ''
+      : typeof mtp === 'number' && mtp > 0 ? t(' · {n} parameters + {mtp} in MTP modules', { n: count(total), mtp: count(mtp) })
+        : t(' · {n} parameters', { n: count(total) });
+    const meta = byId('model-meta', HTMLElement);
+    meta.textContent = layers + params;
+    meta.dataset.totalParams = typeof total === 'number' ? String(total) : '';
+    meta.dataset.mtpParams = typeof mtp === 'number' ? String(mtp) : '';
   }
 
   /**
@@ -254,8 +296,8 @@ export class ModelLoader {
         const { model, ...rest } = store.state;
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, kind: incoming.kind, name: incoming.name };
-        this.setModel(reading.model, reading.label, reading.request,
-          incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null);
+        this.setModel(reading.model, reading.label, { request: reading.request,
+          example: incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null });
         // An unchecked model's notes come with its first plan.
         this.showImportNotes(reading.warnings);
       }

@@ -13,7 +13,7 @@ import { scheduleFacts } from './schedules.js';
 import { percent, count, scheduleName } from './format.js';
 import { t } from './i18n.js';
 
-import { renderSummary } from './views/summary.js';
+import { renderSummary, renderCaveats } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
 import { renderStageTable } from './views/stage-table.js';
 import { renderCompare, renderGainCards } from './views/compare.js';
@@ -62,7 +62,8 @@ export class PlanViews {
     const training = this.plan.request.training ?? {};
     const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
     const weightApart = scheduleFacts(this.parts.schedules(), result.schedule ?? '')?.weight_apart === true;
-    byId('summary', HTMLElement).replaceChildren(renderSummary(result, { planLabel: this.describePlan(), samplesPerStep, weightApart }));
+    byId('summary', HTMLElement).replaceChildren(...[renderSummary(result, { planLabel: this.describePlan(), samplesPerStep, weightApart }),
+      renderCaveats(result.caveats, 'plan-caveats')].filter((node) => node !== null));
     this.showInfeasibility();
     byId('embed-caption', HTMLElement).textContent = this.caption();
     this.drawStageLoads();

@@ -65,6 +65,8 @@ export function planSections(s, { timeline = true, partition = true } = {}) {
     put(training, 'micro_batch_size', numberField(s.micro_batch_size));
     put(training, 'dp_degree', numberField(s.dp_degree));
   }
+  // A preset fills the figures left empty (the engine's docs/devices.md), peak TFLOP/s included, which gives MFU.
+  if (s.device_preset) device.preset = s.device_preset;
   put(device, 'memory_limit_mib', numberField(s.memory_limit_mib));
   put(device, 'reserved_mib', numberField(s.reserved_mib));
   put(device, 'p2p_bandwidth_gbs', numberField(s.p2p_bandwidth_gbs));
@@ -121,15 +123,19 @@ export function clusterRequest(q, ppText) {
   put(training, 'micro_batch_size', numberField(q.micro_batch_size));
   put(training, 'tp_degree', numberField(q.tp_degree));
   put(training, 'cp_degree', numberField(q.cp_degree));
+  put(training, 'ep_degree', numberField(q.ep_degree));
   /** @type {Record<string, any>} */
   const pipeline = {};
   put(pipeline, 'pp_degree', numberField(ppText));
-  return { training, pipeline };
+  // The experts' tp where the search reads it (the cluster command of this engine assumes tp: see docs/page.md).
+  const expertTp = numberField(q.expert_tp_degree);
+  return expertTp === undefined ? { training, pipeline } : { training, pipeline, parallel: { expert_tp_degree: expertTp } };
 }
 
 /**
  * The request for a search over the lists in the search settings; device and model from the plan settings. With a
- * cluster the training section is the cluster's (world_size, global batch, micro batch size, tp, cp); without one
+ * cluster the training section is the cluster's (world_size, global batch, micro batch size, tp, cp, ep, sharding;
+ * the experts' tp under parallel, the only place the engine reads it); without one
  * the micro batch counts are a free list and the engine ranks by time per sample, so that fewer micro batches do
  * not win only by processing fewer samples.
  * @param {PageState} state
@@ -168,6 +174,17 @@ export function searchRequest(state, facts) {
     search.rank_by = 'time_per_sample';
     if ('micro_batch_num' in search) delete sections.training.global_batch_size;
   }
+  // Experts and sharding, with or without a cluster: ep constrains each candidate's dp (and sets the experts' shard
+  // group), sharding splits the state at each candidate's own dp. Sharded bytes start from the precision the form
+  // built the model in (the model document states only its bytes at the form's dp).
+  put(sections.training, 'ep_degree', numberField(q.ep_degree));
+  if (q.sharding) {
+    sections.training.sharding = q.sharding;
+    const precision = state.transformer?.['/training/precision'];
+    if (typeof precision === 'string' && precision) sections.training.precision = precision;
+  }
+  const expertTp = numberField(q.expert_tp_degree);
+  if (expertTp !== undefined) sections.parallel = { expert_tp_degree: expertTp };
   // The lists decide these; the single values of the plan settings would only conflict with them.
   for (const key of ['pp_degree', 'vpp_degree', 'micro_batch_num', 'schedule']) {
     if (key in search) delete sections.pipeline[key];

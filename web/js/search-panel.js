@@ -11,6 +11,7 @@ import { searchRequest } from './requests.js';
 import { renderPareto, nearestPoint } from './views/pareto.js';
 import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
 import { renderInfeasibility } from './views/infeasibility.js';
+import { renderCaveats } from './views/summary.js';
 import { count } from './format.js';
 
 /**
@@ -151,16 +152,18 @@ export class SearchPanel {
       groups.replaceChildren();
       return;
     }
-    const limit = Number(this.hooks.getState().settings.memory_limit_mib);
-    verdict.replaceChildren(renderVerdict(result, { limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
+    const limit = memoryLimit(result, this.hooks.getState().settings.memory_limit_mib);
+    verdict.replaceChildren(renderVerdict(result, { limit }));
+    // What every candidate's estimate leaves out, under the verdict it qualifies.
+    const caveats = renderCaveats(result.caveats, 'search-caveats');
+    if (caveats) verdict.append(caveats);
     // Nothing fits: why, for the candidate closest to fitting (the first), and the search that would find a plan.
     const closest = result.candidates[0];
     if (result.infeasibility && closest) {
       const search = this.hooks.suggest(result.infeasibility, closest);
       verdict.append(renderInfeasibility(result.infeasibility, { onSearch: search?.run ?? null, searchLabel: search?.label ?? '' }));
     }
-    box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected,
-      limit: Number.isFinite(limit) && limit > 0 ? limit : undefined }));
+    box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected, limit }));
     table.replaceChildren(renderSearchTable(result, {
       sort: this.sort,
       selected: this.selected,
@@ -174,4 +177,19 @@ export class SearchPanel {
     }));
     groups.replaceChildren(el('h3', { text: t('Why candidates do not fit') }), renderInfeasibleGroups(result));
   }
+}
+
+/**
+ * The memory limit the search ran under: the one typed, else the one a device preset filled in, which the engine's
+ * verdict gives as the winner's peak plus its headroom (`best.headroom_mib`, the limit less that peak).
+ * @param {SearchResult} result
+ * @param {string} typed the Device panel's memory limit as typed
+ * @returns {number | undefined}
+ */
+export function memoryLimit(result, typed) {
+  const stated = Number(typed);
+  if (typed.trim() !== '' && Number.isFinite(stated) && stated > 0) return stated;
+  const best = result.best;
+  const peak = best ? result.candidates[best.candidate]?.peak_mib : null;
+  return typeof best?.headroom_mib === 'number' && typeof peak === 'number' ? peak + best.headroom_mib : undefined;
 }

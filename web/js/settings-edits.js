@@ -204,3 +204,44 @@ export function applySuggestedSearch(state, inf, shape) {
   }
   return pps.map(String);
 }
+
+/**
+ * The settings a model built from the transformer form brings (docs/page.md, "The transformer form"): its devices,
+ * global batch, micro batch size, tp, cp, ep, expert tp and sharding become the search's cluster; its pp, batch and
+ * dp the plan's, and its device preset the Device panel's, whose figures the preset then fills (emptied here).
+ * Values go as typed; an empty world size means no cluster, as in the search panel. The engine checks them all.
+ * @param {PageState} state changed in place
+ * @param {Record<string, string | boolean>} values the form's values, by path
+ */
+export function applyFormSettings(state, values) {
+  /** @param {string} path */
+  const v = (path) => (typeof values[path] === 'string' ? String(values[path]).trim() : '');
+  const q = state.search;
+  const s = state.settings;
+  q.world_size = v('/training/world_size');
+  q.tp_degree = v('/parallel/tp_degree');
+  q.cp_degree = v('/parallel/cp_degree');
+  q.ep_degree = v('/parallel/ep_degree');
+  q.expert_tp_degree = v('/parallel/expert_tp_degree');
+  q.sharding = v('/training/sharding');
+  const gbs = v('/training/global_batch_size');
+  const mbs = v('/training/micro_batch_size');
+  if (gbs) q.global_batch_size = gbs;
+  if (mbs) q.micro_batch_size = mbs;
+  const pp = v('/pipeline/pp_degree');
+  if (pp) s.pp_degree = pp;
+  // The plan processes the same batch, split over the form's data-parallel replicas.
+  const dp = v('/parallel/dp_degree');
+  if (gbs && dp) {
+    s.batch_mode = 'global';
+    s.global_batch_size = gbs;
+    s.micro_batch_size = mbs || '1';
+    s.dp_degree = dp;
+  }
+  s.device_preset = v('/device/preset');
+  if (s.device_preset) {
+    s.memory_limit_mib = '';
+    s.reserved_mib = '';
+    s.p2p_bandwidth_gbs = '';
+  }
+}

@@ -5,6 +5,7 @@
 
 /** @import {PageState, Settings, SearchSettings, PinnedPlan} from './types.js' */
 import { SCHEDULES } from './schedules.js';
+import { DEVICE_PRESET_IDS, SHARDINGS } from './devices.js';
 
 /** The example shown first (boot.js starts fetching the same file early). */
 export const DEFAULT_EXAMPLE = 'llama2-70b.json';
@@ -25,6 +26,7 @@ export function defaultSettings() {
     reserved_mib: '2048',
     p2p_bandwidth_gbs: '25',
     p2p_latency_ms: '0.02',
+    device_preset: '',
     recompute_options: null,
     partition: 'ppb',
     layer_offset: '',
@@ -38,8 +40,9 @@ export function defaultSettings() {
 export function defaultSearch() {
   // The default example's cluster (examples/llama2-70b.json: tp 8, dp 4 at pp 8, so 256 devices); pp left to the
   // engine (every power of two that divides the cluster and the model).
-  return { world_size: '256', global_batch_size: '256', micro_batch_size: '1', tp_degree: '8', cp_degree: '1',
-    pp_degree: '', vpp_degree: '2', micro_batch_num: '16, 32, 64', schedule: ['1f1b', 'interleaved_1f1b', 'zb_h1'], top_k: '20' };
+  return { world_size: '256', global_batch_size: '256', micro_batch_size: '1', tp_degree: '8', cp_degree: '1', ep_degree: '1',
+    expert_tp_degree: '', sharding: '', pp_degree: '', vpp_degree: '2', micro_batch_num: '16, 32, 64',
+    schedule: ['1f1b', 'interleaved_1f1b', 'zb_h1'], top_k: '20' };
 }
 
 /**
@@ -55,7 +58,7 @@ export function initialState(model, label) {
     settings: defaultSettings(),
     search: defaultSearch(),
     compare: { pinned: null },
-    ui: { theme: 'auto', openPlan: '', search: false, lang: null },
+    ui: { theme: 'auto', openPlan: '', search: false, lang: null, modelSource: 'file' },
   };
 }
 
@@ -126,6 +129,7 @@ export function normaliseState(raw) {
     reserved_mib: text(s.reserved_mib, defaults.reserved_mib),
     p2p_bandwidth_gbs: text(s.p2p_bandwidth_gbs, defaults.p2p_bandwidth_gbs),
     p2p_latency_ms: text(s.p2p_latency_ms, defaults.p2p_latency_ms),
+    device_preset: oneOf(s.device_preset, DEVICE_PRESET_IDS, ''),
     recompute_options: Array.isArray(s.recompute_options)
       ? s.recompute_options.filter((/** @type {unknown} */ o) => typeof o === 'string' && o.length <= 200)
       : null,
@@ -150,6 +154,9 @@ export function normaliseState(raw) {
     micro_batch_size: text(q.micro_batch_size, searchDefaults.micro_batch_size),
     tp_degree: text(q.tp_degree, searchDefaults.tp_degree),
     cp_degree: text(q.cp_degree, searchDefaults.cp_degree),
+    ep_degree: text(q.ep_degree, searchDefaults.ep_degree),
+    expert_tp_degree: text(q.expert_tp_degree, searchDefaults.expert_tp_degree),
+    sharding: oneOf(q.sharding, ['', ...SHARDINGS], ''),
     pp_degree: text(q.pp_degree, searchDefaults.pp_degree),
     vpp_degree: text(q.vpp_degree, searchDefaults.vpp_degree),
     micro_batch_num: text(q.micro_batch_num, searchDefaults.micro_batch_num),
@@ -169,6 +176,7 @@ export function normaliseState(raw) {
         transformer[key] = value;
       }
     }
+    upgradeFormValues(transformer);
   }
   const ui = isObject(raw.ui) ? raw.ui : {};
   return {
@@ -183,6 +191,20 @@ export function normaliseState(raw) {
       openPlan: text(ui.openPlan, ''),
       search: ui.search === true,
       lang: ui.lang === 'en' || ui.lang === 'zh' ? ui.lang : null,
+      // Older states have no choice: they showed the file inputs, with the form folded away.
+      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer']), 'file'),
     },
   };
+}
+
+/**
+ * The transformer form's values of an older page in today's fields: its "distributed optimizer" checkbox is the
+ * sharding select's "optimizer" (checked) or "none", as the engine reads `training.distributed_optimizer`.
+ * @param {Record<string, string | boolean>} values changed in place
+ */
+export function upgradeFormValues(values) {
+  const old = '/training/distributed_optimizer';
+  if (!(old in values)) return;
+  if (!('/training/sharding' in values)) values['/training/sharding'] = values[old] === true ? 'optimizer' : 'none';
+  delete values[old];
 }

@@ -7,11 +7,17 @@
 import { el } from './dom.js';
 import { t } from './i18n.js';
 import { numberField } from './requests.js';
+import { DEVICE_PRESETS, SHARDINGS } from './devices.js';
 
 /**
+ * A select's option: its value, and the text shown when that is not the value itself.
+ * @typedef {string | {value: string, label: string}} FieldOption
  * @typedef {{path: string, label: string, kind: 'number' | 'text' | 'check' | 'select', unit?: string,
- *            options?: string[], group: string, hint?: string}} TransformerField
+ *            options?: FieldOption[], group: string, hint?: string}} TransformerField
  */
+
+/** The key of the form's values that holds the description fields the form has no input for, as JSON text. */
+export const EXTRA = 'extra';
 
 /** @type {TransformerField[]} */
 export const FIELDS = [
@@ -24,6 +30,7 @@ export const FIELDS = [
   { path: '/transformer/vocab_size', label: 'vocabulary', kind: 'number', group: 'Model' },
   { path: '/transformer/seq_length', label: 'sequence length', kind: 'number', group: 'Model' },
   { path: '/transformer/normalization', label: 'normalization', kind: 'select', options: ['layernorm', 'rmsnorm'], group: 'Model' },
+  { path: '/transformer/attention', label: 'attention', kind: 'select', options: ['flash', 'eager'], group: 'Model' },
   { path: '/transformer/gated_mlp', label: 'gated MLP (SwiGLU)', kind: 'check', group: 'Model' },
   { path: '/transformer/dropout', label: 'dropout', kind: 'check', group: 'Model' },
   { path: '/transformer/tied_embeddings', label: 'tied embeddings', kind: 'check', group: 'Model' },
@@ -32,48 +39,145 @@ export const FIELDS = [
   { path: '/transformer/moe/expert_ffn_hidden_size', label: 'expert FFN size', kind: 'number', group: 'Mixture of experts' },
   { path: '/transformer/moe/first_dense_layers', label: 'first dense layers', kind: 'number', group: 'Mixture of experts' },
   { path: '/transformer/moe/shared_experts', label: 'shared experts', kind: 'number', group: 'Mixture of experts' },
+  { path: '/training/world_size', label: 'devices (world size)', kind: 'number', group: 'Parallelism and training' },
+  { path: '/pipeline/pp_degree', label: 'pipeline parallel', kind: 'number', group: 'Parallelism and training' },
   { path: '/parallel/tp_degree', label: 'tensor parallel', kind: 'number', group: 'Parallelism and training' },
   { path: '/parallel/sequence_parallel', label: 'sequence parallel', kind: 'check', group: 'Parallelism and training' },
   { path: '/parallel/cp_degree', label: 'context parallel', kind: 'number', group: 'Parallelism and training' },
-  { path: '/parallel/ep_degree', label: 'expert parallel', kind: 'number', group: 'Parallelism and training' },
   { path: '/parallel/dp_degree', label: 'data parallel', kind: 'number', group: 'Parallelism and training' },
+  { path: '/parallel/ep_degree', label: 'expert parallel', kind: 'number', group: 'Parallelism and training' },
+  { path: '/parallel/expert_tp_degree', label: 'expert tensor parallel', kind: 'number', group: 'Parallelism and training' },
+  { path: '/training/global_batch_size', label: 'global batch', kind: 'number', group: 'Parallelism and training' },
   { path: '/training/micro_batch_size', label: 'micro batch size', kind: 'number', group: 'Parallelism and training' },
-  { path: '/training/precision', label: 'precision', kind: 'select', options: ['bf16', 'fp16', 'fp32'], group: 'Parallelism and training' },
-  { path: '/training/distributed_optimizer', label: 'distributed optimizer', kind: 'check', group: 'Parallelism and training' },
+  { path: '/training/precision', label: 'precision', kind: 'select', options: ['bf16', 'fp16', 'fp8', 'fp32'], group: 'Parallelism and training' },
+  { path: '/training/sharding', label: 'sharding (ZeRO)', kind: 'select', options: [...SHARDINGS], group: 'Parallelism and training' },
+  { path: '/device/preset', label: 'device', kind: 'select', group: 'Device',
+    options: [{ value: '', label: 'none: give its peak' }, ...DEVICE_PRESETS.map((d) => ({ value: d.id, label: `${d.id} · ${d.name}` }))] },
   { path: '/device/peak_tflops', label: 'peak TFLOP/s', kind: 'number', group: 'Device' },
   { path: '/device/compute_efficiency', label: 'efficiency (0–1]', kind: 'number', group: 'Device' },
 ];
 
-/** @type {Record<string, Record<string, string | boolean>>} */
+/** @param {FieldOption} option */
+const optionValue = (option) => (typeof option === 'string' ? option : option.value);
+
+/**
+ * A field's value when a preset does not state it: empty text (the generator's default applies), a box unticked,
+ * a select's first option (the generator's default, or no device preset).
+ * @param {TransformerField} field
+ * @returns {string | boolean}
+ */
+const blank = (field) => (field.kind === 'check' ? false : field.kind === 'select' ? optionValue(field.options?.[0] ?? '') : '');
+
+/** The fields every Llama-style decoder shares: RMSNorm, SwiGLU, no dropout, untied embeddings, dense. */
+const LLAMA = { '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false,
+  '/transformer/tied_embeddings': false, '/transformer/moe/num_experts': '0' };
+
+/**
+ * The presets: each model's published architecture and a configuration its authors (or NVIDIA's recipes) trained it
+ * with, so that building a preset plans the run as it was. A field a preset leaves out is blank (see `blank`).
+ *   Llama-3.1: the sizes of Meta's config.json files (tests/fixtures/hf/; 70B as the Llama 3 paper's Table 3); 405B
+ *     as examples/requests/llama31-405b.json (the Llama 3 paper, Table 4: TP 8, PP 16, CP 1, DP 128, 16,384 H100,
+ *     sequence 8192); 8B and 70B as NVIDIA's NeMo-Framework-Launcher llama3_1_8b.yaml (128 H100: TP 1, PP 1, CP 2)
+ *     and llama3_1_70b.yaml (1,024 H100: TP 4, PP 4, CP 2), global batch 2048, the distributed optimizer.
+ *   DeepSeek-V3 and Qwen3-235B-A22B: examples/requests/deepseek-v3.json (the DeepSeek-V3 report: 2,048 H800, PP 16,
+ *     EP 64, ZeRO-1, FP8) and qwen3-235b-a22b.json; what the form has no field for (MLA, the MTP module, head_dim,
+ *     qk_norm) under EXTRA.
+ *   Mixtral-8x7B: mistralai's config.json (tests/fixtures/hf/), trained as NeMo-Framework-Launcher's
+ *     mixtral_8x7b.yaml (64 H100: TP 1, PP 4, EP 8, sequence 4096, global batch 256).
+ *   Llama-2 and GPT-3: the Llama 2 paper's 4M-token batch (1,024 sequences of 4,096) on the page's examples' H100
+ *     clusters; GPT-3 175B on the shape of Narayanan et al. 2021, Table 1 (TP 8, PP 16, 1,536 A100, batch 1,536).
+ * @type {Record<string, Record<string, string | boolean>>}
+ */
 export const PRESETS = {
+  'Llama-3.1-8B': {
+    '/transformer/name': 'Llama-3.1-8B', '/transformer/num_layers': '32', '/transformer/hidden_size': '4096', '/transformer/num_attention_heads': '32',
+    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '14336', '/transformer/vocab_size': '128256', '/transformer/seq_length': '8192', ...LLAMA,
+    '/training/world_size': '128', '/pipeline/pp_degree': '1', '/parallel/tp_degree': '1', '/parallel/cp_degree': '2', '/parallel/dp_degree': '64',
+    '/parallel/ep_degree': '1', '/training/global_batch_size': '2048', '/training/micro_batch_size': '1', '/training/precision': 'bf16',
+    '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.6',
+  },
+  'Llama-3.1-70B': {
+    '/transformer/name': 'Llama-3.1-70B', '/transformer/num_layers': '80', '/transformer/hidden_size': '8192', '/transformer/num_attention_heads': '64',
+    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '28672', '/transformer/vocab_size': '128256', '/transformer/seq_length': '8192', ...LLAMA,
+    '/training/world_size': '1024', '/pipeline/pp_degree': '4', '/parallel/tp_degree': '4', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '2',
+    '/parallel/dp_degree': '16', '/parallel/ep_degree': '1', '/training/global_batch_size': '2048', '/training/micro_batch_size': '1',
+    '/training/precision': 'bf16', '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.6',
+  },
+  'Llama-3.1-405B': {
+    '/transformer/name': 'Llama-3.1-405B', '/transformer/num_layers': '126', '/transformer/hidden_size': '16384', '/transformer/num_attention_heads': '128',
+    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '53248', '/transformer/vocab_size': '128256', '/transformer/seq_length': '8192', ...LLAMA,
+    '/training/world_size': '16384', '/pipeline/pp_degree': '16', '/parallel/tp_degree': '8', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1',
+    '/parallel/dp_degree': '128', '/parallel/ep_degree': '1', '/training/global_batch_size': '2048', '/training/micro_batch_size': '1',
+    '/training/precision': 'bf16', '/training/sharding': 'optimizer_and_grads', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.6',
+  },
+  'DeepSeek-V3': {
+    '/transformer/name': 'DeepSeek-V3', '/transformer/num_layers': '61', '/transformer/hidden_size': '7168', '/transformer/num_attention_heads': '128',
+    '/transformer/ffn_hidden_size': '18432', '/transformer/vocab_size': '129280', '/transformer/seq_length': '4096',
+    '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
+    '/transformer/moe/num_experts': '256', '/transformer/moe/top_k': '8', '/transformer/moe/expert_ffn_hidden_size': '2048',
+    '/transformer/moe/first_dense_layers': '3', '/transformer/moe/shared_experts': '1',
+    '/training/world_size': '2048', '/pipeline/pp_degree': '16', '/parallel/tp_degree': '1', '/parallel/cp_degree': '1', '/parallel/dp_degree': '128',
+    '/parallel/ep_degree': '64', '/training/global_batch_size': '15360', '/training/micro_batch_size': '1', '/training/precision': 'fp8',
+    '/training/sharding': 'optimizer', '/device/preset': 'h800', '/device/compute_efficiency': '0.6',
+    [EXTRA]: JSON.stringify({ mla: { q_lora_rank: 1536, kv_lora_rank: 512, qk_rope_head_dim: 64, qk_nope_head_dim: 128, v_head_dim: 128 }, mtp_layers: 1 }),
+  },
+  'Qwen3-235B-A22B': {
+    '/transformer/name': 'Qwen3-235B-A22B', '/transformer/num_layers': '94', '/transformer/hidden_size': '4096', '/transformer/num_attention_heads': '64',
+    '/transformer/num_query_groups': '4', '/transformer/ffn_hidden_size': '12288', '/transformer/vocab_size': '151936', '/transformer/seq_length': '4096',
+    '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
+    '/transformer/moe/num_experts': '128', '/transformer/moe/top_k': '8', '/transformer/moe/expert_ffn_hidden_size': '1536',
+    '/training/world_size': '256', '/pipeline/pp_degree': '8', '/parallel/tp_degree': '2', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1',
+    '/parallel/dp_degree': '16', '/parallel/ep_degree': '32', '/parallel/expert_tp_degree': '1', '/training/global_batch_size': '2048',
+    '/training/micro_batch_size': '1', '/training/precision': 'bf16', '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm',
+    '/device/compute_efficiency': '0.6',
+    [EXTRA]: JSON.stringify({ head_dim: 128, qk_norm: true }),
+  },
+  'Mixtral-8x7B': {
+    '/transformer/name': 'Mixtral-8x7B', '/transformer/num_layers': '32', '/transformer/hidden_size': '4096', '/transformer/num_attention_heads': '32',
+    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '14336', '/transformer/vocab_size': '32000', '/transformer/seq_length': '4096',
+    '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
+    '/transformer/moe/num_experts': '8', '/transformer/moe/top_k': '2',
+    '/training/world_size': '64', '/pipeline/pp_degree': '4', '/parallel/tp_degree': '1', '/parallel/cp_degree': '1', '/parallel/dp_degree': '16',
+    '/parallel/ep_degree': '8', '/training/global_batch_size': '256', '/training/micro_batch_size': '1', '/training/precision': 'bf16',
+    '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.6',
+  },
   'Llama-2 7B': {
     '/transformer/name': 'llama2-7b', '/transformer/num_layers': '32', '/transformer/hidden_size': '4096', '/transformer/num_attention_heads': '32',
-    '/transformer/num_query_groups': '32', '/transformer/ffn_hidden_size': '11008', '/transformer/vocab_size': '32000', '/transformer/seq_length': '4096',
-    '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
-    '/transformer/moe/num_experts': '0', '/parallel/tp_degree': '2', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1', '/parallel/ep_degree': '1',
-    '/parallel/dp_degree': '8', '/training/micro_batch_size': '1', '/training/precision': 'bf16', '/training/distributed_optimizer': true,
-    '/device/peak_tflops': '989', '/device/compute_efficiency': '0.5',
+    '/transformer/num_query_groups': '32', '/transformer/ffn_hidden_size': '11008', '/transformer/vocab_size': '32000', '/transformer/seq_length': '4096', ...LLAMA,
+    '/training/world_size': '128', '/pipeline/pp_degree': '8', '/parallel/tp_degree': '2', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1',
+    '/parallel/dp_degree': '8', '/parallel/ep_degree': '1', '/training/global_batch_size': '1024', '/training/micro_batch_size': '1',
+    '/training/precision': 'bf16', '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.5',
   },
   'Llama-2 70B': {
     '/transformer/name': 'llama2-70b', '/transformer/num_layers': '80', '/transformer/hidden_size': '8192', '/transformer/num_attention_heads': '64',
-    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '28672', '/transformer/vocab_size': '32000', '/transformer/seq_length': '4096',
-    '/transformer/normalization': 'rmsnorm', '/transformer/gated_mlp': true, '/transformer/dropout': false, '/transformer/tied_embeddings': false,
-    '/transformer/moe/num_experts': '0', '/parallel/tp_degree': '8', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1', '/parallel/ep_degree': '1',
-    '/parallel/dp_degree': '4', '/training/micro_batch_size': '1', '/training/precision': 'bf16', '/training/distributed_optimizer': true,
-    '/device/peak_tflops': '989', '/device/compute_efficiency': '0.5',
+    '/transformer/num_query_groups': '8', '/transformer/ffn_hidden_size': '28672', '/transformer/vocab_size': '32000', '/transformer/seq_length': '4096', ...LLAMA,
+    '/training/world_size': '256', '/pipeline/pp_degree': '8', '/parallel/tp_degree': '8', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1',
+    '/parallel/dp_degree': '4', '/parallel/ep_degree': '1', '/training/global_batch_size': '1024', '/training/micro_batch_size': '1',
+    '/training/precision': 'bf16', '/training/sharding': 'optimizer', '/device/preset': 'h100_sxm', '/device/compute_efficiency': '0.5',
   },
   'GPT-3 175B': {
     '/transformer/name': 'gpt3-175b', '/transformer/num_layers': '96', '/transformer/hidden_size': '12288', '/transformer/num_attention_heads': '96',
     '/transformer/num_query_groups': '96', '/transformer/ffn_hidden_size': '49152', '/transformer/vocab_size': '51200', '/transformer/seq_length': '2048',
     '/transformer/normalization': 'layernorm', '/transformer/gated_mlp': false, '/transformer/dropout': true, '/transformer/tied_embeddings': true,
-    '/transformer/moe/num_experts': '0', '/parallel/tp_degree': '8', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1', '/parallel/ep_degree': '1',
-    '/parallel/dp_degree': '8', '/training/micro_batch_size': '1', '/training/precision': 'bf16', '/training/distributed_optimizer': false,
-    '/device/peak_tflops': '989', '/device/compute_efficiency': '0.5',
+    '/transformer/moe/num_experts': '0',
+    '/training/world_size': '1536', '/pipeline/pp_degree': '16', '/parallel/tp_degree': '8', '/parallel/sequence_parallel': true, '/parallel/cp_degree': '1',
+    '/parallel/dp_degree': '12', '/parallel/ep_degree': '1', '/training/global_batch_size': '1536', '/training/micro_batch_size': '1',
+    '/training/precision': 'bf16', '/training/sharding': 'none', '/device/preset': 'a100_80gb', '/device/compute_efficiency': '0.5',
   },
 };
 
-/** The key of the form's values that holds the description fields the form has no input for, as JSON text. */
-export const EXTRA = 'extra';
+/** The preset the form opens on. */
+export const DEFAULT_PRESET = 'Llama-2 7B';
+
+/**
+ * Every field's value for a preset: its own, else blank; nothing kept beside the form unless the preset says so.
+ * @param {string} name
+ * @returns {Record<string, string | boolean>}
+ */
+export function presetValues(name) {
+  return { ...Object.fromEntries(FIELDS.map((field) => [field.path, blank(field)])), [EXTRA]: '', ...PRESETS[name] };
+}
+
 
 /** @param {string} path */
 const fieldId = (path) => `tf${path.replace(/\//g, '-')}`;
@@ -89,7 +193,7 @@ export function buildTransformerForm(container, { onBuild }) {
     ...Object.keys(PRESETS).map((name) => el('option', { text: name, attrs: { value: name } })),
   ]);
   preset.addEventListener('change', () => {
-    if (preset.value) setTransformerValues(container, { ...PRESETS[preset.value], [EXTRA]: '' });
+    if (preset.value) setTransformerValues(container, presetValues(preset.value));
   });
   /** @type {Map<string, HTMLElement>} */
   const groups = new Map();
@@ -104,7 +208,9 @@ export function buildTransformerForm(container, { onBuild }) {
     /** @type {HTMLInputElement | HTMLSelectElement} */
     let input;
     if (field.kind === 'select') {
-      input = el('select', { attrs: { id } }, (field.options ?? []).map((o) => el('option', { text: o, attrs: { value: o } })));
+      input = el('select', { attrs: { id } }, (field.options ?? []).map((o) => (typeof o === 'string'
+        ? el('option', { text: o, attrs: { value: o } })
+        : el('option', { text: t(o.label), attrs: { value: o.value } }))));
     } else if (field.kind === 'check') {
       input = el('input', { attrs: { id, type: 'checkbox' } });
     } else {
@@ -117,12 +223,26 @@ export function buildTransformerForm(container, { onBuild }) {
   }
   const build = el('button', { class: 'button primary small', text: t('Build model'), attrs: { type: 'button', id: 'tf-build' } });
   build.addEventListener('click', () => onBuild(transformerValues(container)));
-  container.prepend(el('div', { class: 'tf-head' }, [preset, build]));
+  container.prepend(el('div', { class: 'tf-head' }, [preset, build]),
+    el('p', { class: 'hint', text: t('A preset fills every field with a published model and the run its authors describe; Build model makes its layers, and its devices, batch and parallelism become the search\'s cluster.') }));
   const extra = el('input', { attrs: { id: 'tf-extra', type: 'hidden' } });
   extra.dataset.path = EXTRA;
   container.append(extra, el('p', { class: 'hint tf-extra-note', attrs: { id: 'tf-extra-note', hidden: '' } }),
     el('div', { class: 'tf-general', attrs: { 'data-error-for': '' } }));
-  setTransformerValues(container, PRESETS['Llama-2 7B']);
+  // A device preset supplies the peak throughput (and FP8's): the field may stay empty.
+  container.querySelector(`#${fieldId('/device/preset')}`)?.addEventListener('change', () => showDevice(container));
+  setTransformerValues(container, presetValues(DEFAULT_PRESET));
+}
+
+/**
+ * The peak TFLOP/s field says where its value comes from when left empty: the device preset's, or nowhere.
+ * @param {HTMLElement} container
+ */
+function showDevice(container) {
+  const device = container.querySelector(`#${fieldId('/device/preset')}`);
+  const peak = container.querySelector(`#${fieldId('/device/peak_tflops')}`);
+  if (!(device instanceof HTMLSelectElement) || !(peak instanceof HTMLInputElement)) return;
+  peak.placeholder = device.value ? t('the device\'s') : t('required');
 }
 
 /**
@@ -152,6 +272,7 @@ export function setTransformerValues(container, values) {
     if (input instanceof HTMLInputElement && input.type === 'checkbox') input.checked = value === true;
     else /** @type {HTMLInputElement | HTMLSelectElement} */ (input).value = String(value);
   }
+  showDevice(container);
   const note = container.querySelector('#tf-extra-note');
   if (note instanceof HTMLElement) {
     const kept = extraFields(transformerValues(container)[EXTRA]);
@@ -190,7 +311,7 @@ function keptText(kept, prefix = '') {
 /** What the generator assumes for a description field left out (docs/transformer-model.md), as the form shows it. */
 /** @type {Record<string, string | boolean>} */
 const GENERATOR_DEFAULTS = {
-  '/transformer/normalization': 'layernorm', '/transformer/gated_mlp': false, '/transformer/dropout': true,
+  '/transformer/normalization': 'layernorm', '/transformer/attention': 'flash', '/transformer/gated_mlp': false, '/transformer/dropout': true,
   '/transformer/tied_embeddings': true, '/transformer/moe/num_experts': '0',
 };
 

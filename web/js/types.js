@@ -29,7 +29,11 @@
  *            timeline_truncated?: boolean, timeline_operations?: number, timeline_limit?: number,
  *            memory_timeline?: number[][][],
  *            baseline?: EstimateResult, gain?: Record<string, number>, method?: BalanceMethod,
- *            infeasibility?: Infeasibility | null}} EstimateResult
+ *            infeasibility?: Infeasibility | null,
+ *            throughput?: Throughput | null, caveats?: string[]}} EstimateResult
+ * What a plan processes (the engine's `throughput`): samples per second of the whole job, tokens per second per
+ * device and model FLOPs utilisation, each null when unknown; caveats: what the estimate leaves out, in sentences.
+ * @typedef {{samples_per_s?: number | null, tokens_per_s_per_device?: number | null, mfu?: number | null}} Throughput
  * @typedef {{proven: boolean, message: string, limit_mib: number, lower_bound_mib: number, static_share_mib: number,
  *            static_total_mib: number, memory_needed_mib: number, min_pp_degree: number | null,
  *            min_pp_degree_checked: boolean, recompute_option: string | null, recompute_option_checked: boolean,
@@ -48,14 +52,19 @@
  *            bubble_fraction: number | null, plan?: CandidatePlan | null, reasons?: string[],
  *            throughput_samples_per_s?: number | null, time_per_sample_ms?: number | null, gain_ms?: number | null,
  *            dp_degree?: number | null, even_split?: {step_time_ms: number | null, feasible: boolean} | null,
- *            gain_note?: string | null}} SearchCandidate
+ *            gain_note?: string | null, throughput?: Throughput | null, tight?: boolean | null}} SearchCandidate
+ *   tight: it fits, but leaves less than the device's memory margin free (null when ruled out before balancing)
  * @typedef {{candidate: number, runner_up: number | null, value: number, runner_up_value: number | null,
- *            lead_fraction: number | null, headroom_mib: number | null, reasons: string[]}} SearchBest
+ *            lead_fraction: number | null, headroom_mib: number | null, reasons: string[], tie?: boolean,
+ *            tied?: number, tight?: boolean}} SearchBest
+ *   tie: more than one candidate is within the estimate's uncertainty of the fastest (tied: how many), listed simpler
+ *   first, so the winner may be slightly slower than the next (lead_fraction below 0); tight: the winner is tight
  * @typedef {{candidates: SearchCandidate[], pareto: number[],
  *            counts: {space: number, evaluated: number, skipped: number, infeasible: number},
  *            elapsed_ms: number, partial: boolean, cancelled?: boolean, rank_by?: 'step_time' | 'time_per_sample' | 'throughput',
  *            infeasibility?: Infeasibility | null, best?: SearchBest | null,
- *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[]}} SearchResult
+ *            infeasible_groups?: {reason: string, count: number}[], skipped_groups?: {reason: string, count: number}[],
+ *            caveats?: string[]}} SearchResult
  *
  * The progress of long work (a balance, a search) between two slices, as the engine's progress writer writes it
  * (docs/contract.md, "Progress"): every field always there, null where it does not apply.
@@ -88,8 +97,12 @@
  *   settings: Settings,
  *   search: SearchSettings,
  *   compare: {pinned: PinnedPlan | null},
- *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null}
+ *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null,
+ *        modelSource: 'file' | 'transformer'}
  * }} PageState
+ *
+ * ui.modelSource: where the Model panel takes the model from, as chosen at its top: a layer cost file (or an
+ * example, a paste) or the transformer form.
  *
  * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed
  * and the engine's error can name it. stage_layers: a partition dragged by hand, sent as `pipeline.stage_layers`
@@ -99,6 +112,7 @@
  *   batch_mode: 'micro_batch_num' | 'global',
  *   micro_batch_num: string, global_batch_size: string, micro_batch_size: string, dp_degree: string,
  *   memory_limit_mib: string, reserved_mib: string, p2p_bandwidth_gbs: string, p2p_latency_ms: string,
+ *   device_preset: string,
  *   recompute_options: string[] | null,
  *   partition: 'even' | 'ppb' | 'explicit',
  *   layer_offset: string,
@@ -107,10 +121,13 @@
  *   recompute_layers: Record<string, number[]> | null
  * }} Settings
  *
- * The search starts from the cluster: world_size devices, the global batch, the micro batch size, tp and cp; every
- * candidate gets dp = world_size / (pp x tp x cp) and micro batches = global batch / (micro batch size x dp). With
- * world_size empty there is no cluster: micro_batch_num is a free list and candidates are ranked per sample.
+ * The search starts from the cluster: world_size devices, the global batch, the micro batch size, tp, cp and ep; every
+ * candidate gets dp = world_size / (pp x tp x cp) (its dp x cp x tp a multiple of ep x expert tp) and micro batches =
+ * global batch / (micro batch size x dp). With world_size empty there is no cluster: micro_batch_num is a free list
+ * and candidates are ranked per sample. sharding: `training.sharding` at each candidate's dp ('' sends none: the
+ * model's own bytes per parameter apply); expert_tp_degree: `parallel.expert_tp_degree` ('' is tp).
  * @typedef {{world_size: string, global_batch_size: string, micro_batch_size: string, tp_degree: string, cp_degree: string,
+ *            ep_degree: string, expert_tp_degree: string, sharding: string,
  *            pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
  *
  * A plan kept for the comparison view: the request sections that make it (the model is the page's own).

@@ -39,7 +39,9 @@ export const ZH = {
   'Paste JSON': '粘贴 JSON',
   'Model, SAPP file or request': '模型、SAPP 文件或请求',
   'Use this JSON': '使用这段 JSON',
-  'Build from a transformer description': '由 Transformer 描述生成',
+  'Where the model comes from': '模型来源',
+  'File or example': '文件或示例',
+  Transformer: 'Transformer 描述',
 
   // ---- pipeline ----
   Pipeline: '流水线',
@@ -175,6 +177,11 @@ export const ZH = {
   Imbalance: '不均衡度',
   'slowest stage over the mean; spread {spread}': '最慢阶段与平均值之比；极差 {spread}',
   'Fits in memory': '显存放得下',
+  MFU: 'MFU',
+  'model FLOPs (forward once, backward twice) over the devices\' peak': '模型 FLOPs（前向一次、反向两次）占设备峰值算力的比例',
+  'Tokens/s per device': '每设备 token/s',
+  ' tokens/s per device': ' token/s（每设备）',
+  'What the estimate leaves out': '估算没有计入的因素',
   yes: '是',
   'no, {n} stage over': '否，{n} 个阶段超限',
   'no, {n} stages over': '否，{n} 个阶段超限',
@@ -237,6 +244,9 @@ export const ZH = {
   'step {time}': '单步 {time}',
   'not returned': '未返回',
   '{n} operations in view: {how}': '视图中有 {n} 个操作：{how}',
+  '{n} operations in view; zoom in for each': '视图中有 {n} 个操作；放大可逐个查看',
+  '{n} operations in view': '视图中有 {n} 个操作',
+  '{n} of {total} operations returned': '返回了 {total} 个操作中的 {n} 个',
   'touching boxes of a kind drawn as one; zoom in to outline and number each': '相邻的同类操作合并绘制；放大后可逐个描边并标号',
   'each pixel column shows the share of time in F, B and W; zoom in for single boxes': '每一像素列显示 F、B、W 所占的时间比例；放大可看到单个操作',
   '{n} of {total} operations returned (the engine\'s cap is {limit}): the step is estimated in full, the boxes stop at {time}':
@@ -315,6 +325,16 @@ export const ZH = {
   'With a cluster, micro batches follow from the global batch and dp.': '指定集群时，微批次数由全局批大小和 dp 推出。',
   'At pp {pp}: {world} devices do not divide into pipelines of pp {pp} × tp {tp} × cp {cp} = {replica}.': 'pp 为 {pp} 时：{world} 个设备无法分成 pp {pp} × tp {tp} × cp {cp} = {replica} 个设备一组的流水线。',
   'dp = devices / (pp × tp × cp); at pp {pp}: dp {dp}': 'dp = 设备数 / (pp × tp × cp)；pp 为 {pp} 时 dp 为 {dp}',
+  'dp = devices / (pp × tp × cp), with ep {ep} × expert tp dividing dp × cp × tp; at pp {pp}: dp {dp}':
+    'dp = 设备数 / (pp × tp × cp)，且 ep {ep} × 专家 tp 须整除 dp × cp × tp；pp 为 {pp} 时 dp 为 {dp}',
+  'expert tp': '专家 tp',
+  sharding: '状态分片',
+  'the model\'s': '沿用模型的',
+  'Device preset': '设备预设',
+  'none: the figures below': '无：使用下面的数值',
+  'The preset fills every figure left empty: memory, reserved memory, peak TFLOP/s (for MFU) and the link to the next stage.':
+    '预设会填上所有留空的数值：显存、预留显存、峰值 TFLOP/s（用于计算 MFU）以及到下一阶段的链路带宽。',
+  'the preset\'s': '取预设值',
   '{dp} at pp {pp}': 'pp 为 {pp} 时为 {dp}',
   '{m} micro batches of {mbs}': '{m} 个大小为 {mbs} 的微批次',
   'the global batch {gbs} does not divide into dp {dp} × micro batch size {mbs}': '全局批大小 {gbs} 不能被 dp {dp} × 微批次大小 {mbs} 整除',
@@ -326,6 +346,8 @@ export const ZH = {
   'search scatter ': '搜索散点图',
   ' · {n} layers ({body} body, {pinned} pinned)': ' · {n} 层（主体 {body} 层，固定 {pinned} 层）',
   ' · {n} layers ({body} body)': ' · {n} 层（主体 {body} 层）',
+  ' · {n} parameters': ' · {n} 个参数',
+  ' · {n} parameters + {mtp} in MTP modules': ' · {n} 个参数，另有 MTP 模块 {mtp} 个',
 
   // ---- search results (js/search-panel.js, js/views/search-table.js, js/views/pareto.js) ----
   'Cancelling…': '正在取消…',
@@ -345,6 +367,15 @@ export const ZH = {
   'bubble': '气泡',
   'faster than even split': '比均匀切分快',
   'fits': '放得下',
+  'tokens / s / device': 'token/秒/设备',
+  'yes, tight': '是，但很紧',
+  'Fits, but its peak is within the device\'s memory margin: fragmentation may tip it over.': '放得下，但峰值已进入设备的显存余量：内存碎片可能让它超出。',
+  '{who} is listed first of {n} candidates tied by {what}: {measure}; {figures}.': '{who} 在按{what}并列的 {n} 个候选中排在第一：{measure}；{figures}。',
+  'Next: {who}: {figures}.': '其次：{who}：{figures}。',
+  'A tie: #{k} and #{m} differ by {diff}, within the estimate\'s uncertainty, so either may be faster in practice; #{k} is listed first as the simpler plan.':
+    '不分胜负：#{k} 与 #{m} 相差 {diff}，在估算误差之内，实际中两者都可能更快；#{k} 方案更简单，因此排在前面。',
+  '#{k} fits tightly: it leaves less than the device\'s memory margin free, which fragmentation alone may take.':
+    '#{k} 勉强放得下：剩余显存少于设备的显存余量，仅内存碎片就可能占满。',
   'even split does not fit': '均匀切分放不下',
   'Open this plan in the views': '在视图中打开此方案',
   '{n} candidates · ◆ on the Pareto front · click a row to open its plan': '{n} 个候选 · ◆ 表示位于帕累托前沿 · 点击一行可打开其方案',
@@ -452,6 +483,17 @@ export const ZH = {
   'peak TFLOP/s': '峰值 TFLOP/s',
   'efficiency (0–1]': '效率 (0–1]',
   'Peak MiB': '峰值 MiB',
+  attention: '注意力实现',
+  'devices (world size)': '设备总数',
+  'pipeline parallel': '流水线并行',
+  'expert tensor parallel': '专家张量并行',
+  'sharding (ZeRO)': '状态分片（ZeRO）',
+  device: '设备',
+  'none: give its peak': '无：在下面填写峰值',
+  'the device\'s': '取设备预设',
+  required: '必填',
+  'A preset fills every field with a published model and the run its authors describe; Build model makes its layers, and its devices, batch and parallelism become the search\'s cluster.':
+    '预设会用公开发布的模型及其作者描述的训练配置填好所有字段；“生成模型”生成它的各层，其设备数、批大小和并行度成为搜索的集群设置。',
 
   // ---- links (js/share.js, app.js) ----
   'The link is damaged: its data has characters a PPB link never has. It may have been changed by hand or by the tool it was sent through.':

@@ -5,6 +5,7 @@
 import { t } from '../i18n.js';
 import { activates, el } from '../dom.js';
 import { num, percent, count, signed } from '../format.js';
+import { finite } from './summary.js';
 
 /**
  * @typedef {{key: string, label: string, value: (c: SearchCandidate, index: number) => number | string | null,
@@ -27,6 +28,22 @@ function gainText(c) {
   return '–';
 }
 
+/**
+ * A candidate's throughput figures (the engine's `throughput`), each null where the engine gives none.
+ * @param {SearchCandidate} c
+ */
+const samplesPerS = (c) => finite(c.throughput?.samples_per_s) ?? finite(c.throughput_samples_per_s);
+/** @param {SearchCandidate} c */
+const mfuOf = (c) => finite(c.throughput?.mfu);
+/** @param {SearchCandidate} c */
+const tokensOf = (c) => finite(c.throughput?.tokens_per_s_per_device);
+
+/**
+ * Whether a candidate fits: no, yes, or yes but within the device's memory margin (the engine's `tight`).
+ * @param {SearchCandidate} c
+ */
+const fitsText = (c) => t(!c.feasible ? 'no' : c.tight === true ? 'yes, tight' : 'yes');
+
 /** @type {Column[]} */
 const COLUMNS = [
   { key: 'rank', label: '#', value: (_, i) => i + 1 },
@@ -35,14 +52,15 @@ const COLUMNS = [
   { key: 'dp_degree', label: 'dp', value: (c) => c.dp_degree ?? null },
   { key: 'micro_batch_num', label: 'micro batches', value: (c) => c.micro_batch_num },
   { key: 'schedule', label: 'schedule', value: (c) => c.schedule },
-  { key: 'throughput_samples_per_s', label: 'samples / s', value: (c) => c.throughput_samples_per_s ?? null,
-    show: (c) => orDash(c.throughput_samples_per_s) },
+  { key: 'throughput_samples_per_s', label: 'samples / s', value: samplesPerS, show: (c) => orDash(samplesPerS(c)) },
+  { key: 'mfu', label: 'MFU', value: mfuOf, show: (c) => orDash(mfuOf(c), percent) },
+  { key: 'tokens_per_s_per_device', label: 'tokens / s / device', value: tokensOf, show: (c) => orDash(tokensOf(c)) },
   { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms) },
   { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => orDash(c.step_time_ms) },
   { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
   { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
   { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText },
-  { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: (c) => t(c.feasible ? 'yes' : 'no') },
+  { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: fitsText },
 ];
 
 /**
@@ -87,7 +105,8 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
     const c = result.candidates[index];
     const open = () => onOpen(index);
     return el('tr', {
-      class: [c.feasible ? '' : 'infeasible', front.has(index) ? 'front' : '', index === selected ? 'selected' : ''].join(' ').trim(),
+      class: [c.feasible ? '' : 'infeasible', c.feasible && c.tight === true ? 'tight' : '', front.has(index) ? 'front' : '',
+        index === selected ? 'selected' : ''].join(' ').trim(),
       data: { index },
       attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).join(' '),
         // The reasons are the engine's (English) sentences.
@@ -98,8 +117,11 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
       const raw = column.value(c, index);
       // The engine's note on a missing gain (English, as the row's reasons are).
       const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? c.gain_note : null;
+      const tight = column.key === 'feasible' && c.feasible && c.tight === true;
       return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
-        attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null, title: note, 'data-title-from': note ? 'engine' : null } });
+        attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null,
+          title: note ?? (tight ? t('Fits, but its peak is within the device\'s memory margin: fragmentation may tip it over.') : null),
+          'data-title-from': note ? 'engine' : null } });
     }));
   });
   return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
@@ -155,32 +177,49 @@ export function renderVerdict(result, { limit }) {
   const top = best ? { c: result.candidates[best.candidate], i: best.candidate } : feasible[0];
   const next = best ? (best.runner_up !== null ? { c: result.candidates[best.runner_up], i: best.runner_up } : undefined) : feasible[1];
   const c = top.c;
-  const measure = perSample || typeof c.throughput_samples_per_s !== 'number'
+  const rate = samplesPerS(c);
+  const measure = perSample || rate === null
     ? t('{v} ms per sample', { v: orDash(c.time_per_sample_ms) })
-    : t('{v} samples/s', { v: num(c.throughput_samples_per_s) });
+    : t('{v} samples/s', { v: num(rate) });
   const headroom = (/** @type {SearchCandidate} */ x) => (limit && x.peak_mib !== null ? t(', {p} memory headroom', { p: percent((limit - x.peak_mib) / limit, 0) }) : '');
   const figures = (/** @type {SearchCandidate} */ x) => t('step {s} ms, bubble {b}, peak {p} MiB{h}', { s: num(x.step_time_ms ?? NaN),
     b: orDash(x.bubble_fraction, percent), p: orDash(x.peak_mib), h: headroom(x) });
-  const lines = [t('{who} ranks first by {what}: {measure}; {figures}.', { who: short(c, top.i), what: t(perSample ? 'time per sample' : 'throughput'),
-    measure, figures: figures(c) })];
+  const tie = best?.tie === true;
+  const what = t(perSample ? 'time per sample' : 'throughput');
+  // In a tie (the engine's: candidates within its uncertainty of the fastest) the first is the simpler plan, which
+  // may be a little slower than the next: the verdict says so rather than calling it faster.
+  const lines = [tie
+    ? t('{who} is listed first of {n} candidates tied by {what}: {measure}; {figures}.', { who: short(c, top.i), n: count(best?.tied ?? 2), what,
+      measure, figures: figures(c) })
+    : t('{who} ranks first by {what}: {measure}; {figures}.', { who: short(c, top.i), what, measure, figures: figures(c) })];
   if (next) {
     const n = next.c;
+    const nextRate = samplesPerS(n);
     const ahead = typeof best?.lead_fraction === 'number' ? best.lead_fraction
-      : perSample || typeof c.throughput_samples_per_s !== 'number' || typeof n.throughput_samples_per_s !== 'number'
+      : perSample || rate === null || nextRate === null
         ? ((n.time_per_sample_ms ?? NaN) / (c.time_per_sample_ms ?? NaN) - 1)
-        : (c.throughput_samples_per_s / n.throughput_samples_per_s - 1);
-    const why = [];
-    if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push(t('a smaller bubble'));
-    if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push(t('a shorter step'));
-    if (c.peak_mib !== null && n.peak_mib !== null && c.peak_mib < n.peak_mib) why.push(t('less memory'));
-    lines.push(t('Next: {who}, {ahead} behind ({figures}){why}.', { who: short(n, next.i), ahead: percent(ahead), figures: figures(n),
-      why: why.length ? t('; #{k} has {list}', { k: top.i + 1, list: why.join(t(', ')) }) : '' }));
+        : (rate / nextRate - 1);
+    if (tie) {
+      lines.push(t('Next: {who}: {figures}.', { who: short(n, next.i), figures: figures(n) }));
+      lines.push(t('A tie: #{k} and #{m} differ by {diff}, within the estimate\'s uncertainty, so either may be faster in practice; #{k} is listed first as the simpler plan.',
+        { k: top.i + 1, m: next.i + 1, diff: percent(Math.abs(ahead)) }));
+    } else {
+      const why = [];
+      if ((c.bubble_fraction ?? 0) < (n.bubble_fraction ?? 0)) why.push(t('a smaller bubble'));
+      if ((c.step_time_ms ?? 0) < (n.step_time_ms ?? 0)) why.push(t('a shorter step'));
+      if (c.peak_mib !== null && n.peak_mib !== null && c.peak_mib < n.peak_mib) why.push(t('less memory'));
+      lines.push(t('Next: {who}, {ahead} behind ({figures}){why}.', { who: short(n, next.i), ahead: percent(ahead), figures: figures(n),
+        why: why.length ? t('; #{k} has {list}', { k: top.i + 1, list: why.join(t(', ')) }) : '' }));
+    }
   } else {
     lines.push(t('It is the only candidate that fits in memory.'));
   }
+  if (best?.tight === true) {
+    lines.push(t('#{k} fits tightly: it leaves less than the device\'s memory margin free, which fragmentation alone may take.', { k: top.i + 1 }));
+  }
   // Why it wins, in the engine's words (result.best.reasons: the measure and the lead, step time, bubble, headroom).
   const reasons = best?.reasons ?? [];
-  return el('div', { class: 'search-verdict', attrs: { id: 'search-verdict' } }, [
+  return el('div', { class: `search-verdict${tie ? ' tie' : ''}`, attrs: { id: 'search-verdict' } }, [
     ...lines.map((text) => el('p', { text })),
     reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons', lang: 'en' } },
       reasons.map((reason) => el('li', { text: reason }))) : null,

@@ -428,12 +428,20 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
 
   // The step time.
   const stepX = x(index.stepTime);
+  // The notes above the rows share their line with the step's label: they end before it (when it is not at the far
+  // left), taking the longest wording that fits, so that nothing runs past the chart on a phone.
+  let noteRoom = x1 - x0;
   if (stepX >= x0 - 0.5 && stepX <= x1 + 0.5) {
     root.append(s('line', { x1: stepX, x2: stepX, y1: top - 8, y2: plotBottom, stroke: palette.highlight, 'stroke-width': 1.5, 'stroke-dasharray': '5 3', class: 'step-marker' }));
     const label = t('step {time}', { time: ms(index.stepTime) });
+    const labelWidth = textWidth(label, 11, 600);
     const anchor = stepX - textWidth(label, 11) < x0 ? 'start' : 'end';
+    const labelLeft = anchor === 'end' ? stepX - 4 - labelWidth : stepX + 4;
+    if (labelLeft > x0 + 40) noteRoom = labelLeft - x0 - 8;
     root.append(text(anchor === 'end' ? stepX - 4 : stepX + 4, top - 12, label, { 'text-anchor': anchor, 'font-size': 11, 'font-weight': 600, fill: palette.text, class: 'step-label' }));
   }
+  /** @param {string[]} wordings longest first @returns {string} */
+  const fitted = (wordings) => wordings.find((w) => textWidth(w, 11) <= noteRoom) ?? wordings[wordings.length - 1];
   if (truncated) {
     // The engine returns only the first operations by start time; after the last one returned nothing is known
     // per operation, which must not look like idle time.
@@ -442,12 +450,16 @@ export function renderTimeline(index, { width, height, palette, window, pp, vpp,
       root.append(s('rect', { x: cut, y: top - 2, width: x1 - cut, height: plotBottom - top + 4, fill: palette.background, 'fill-opacity': 0.85, class: 'not-returned' }));
       root.append(text((cut + x1) / 2, (top + plotBottom) / 2, t('not returned'), { 'text-anchor': 'middle', 'font-size': 12, fill: palette.muted }));
     }
-    root.append(text(x0, top - 12, t('{n} of {total} operations returned (the engine\'s cap is {limit}): the step is estimated in full, the boxes stop at {time}',
-      { n: num(index.count), total: num(truncated.operations), limit: num(truncated.limit), time: ms(index.lastStart) }), { 'font-size': 11, fill: palette.over }));
+    const counts = { n: num(index.count), total: num(truncated.operations), limit: num(truncated.limit), time: ms(index.lastStart) };
+    root.append(text(x0, top - 12, fitted([
+      t('{n} of {total} operations returned (the engine\'s cap is {limit}): the step is estimated in full, the boxes stop at {time}', counts),
+      t('{n} of {total} operations returned', counts)]), { 'font-size': 11, fill: palette.over }));
   } else if (visible > MAX_BOXES) {
     const how = visible <= pp * (x1 - x0) ? t('touching boxes of a kind drawn as one; zoom in to outline and number each')
       : t('each pixel column shows the share of time in F, B and W; zoom in for single boxes');
-    root.append(text(x0, top - 12, t('{n} operations in view: {how}', { n: num(visible), how }), { 'font-size': 11, fill: palette.muted }));
+    root.append(text(x0, top - 12, fitted([t('{n} operations in view: {how}', { n: num(visible), how }),
+      t('{n} operations in view; zoom in for each', { n: num(visible) }), t('{n} operations in view', { n: num(visible) })]),
+    { 'font-size': 11, fill: palette.muted }));
   }
 
   const items = legendEntries(index, vpp).map(({ label, key, kind, opacity }) => ({ label, opacity,
