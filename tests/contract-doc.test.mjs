@@ -250,7 +250,7 @@ const PARSERS = {
                          'device', 'pipeline'],
   'hf_config.cpp': ['hf_config'],
   'export_command.cpp': ['export'],
-  'cluster_command.cpp': ['training', 'pipeline'],
+  'cluster_command.cpp': ['training', 'pipeline', 'parallel'],
   'device_presets.cpp': ['device'],
 };
 

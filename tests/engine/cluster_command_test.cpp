@@ -63,5 +63,21 @@ TEST(ClusterCommand, BadFieldsAreErrors) {
   EXPECT_EQ(run_command("cluster", "[]").exit_code, 2);
 }
 
+// The experts' own tp: Qwen3-235B-A22B at tp 2, ep 32, 256 devices, pp 8 has dp 256 / 16 = 16. With the experts at
+// tp 2 (the default) they span 32 x 2 = 64 ranks, which do not divide dp x cp x tp = 32: skipped. At expert tp 1
+// they span 32, which do.
+TEST(ClusterCommand, TheExpertsOwnTensorParallelSize) {
+  const json training = {{"world_size", 256}, {"tp_degree", 2}, {"ep_degree", 32}};
+  json request = {{"training", training}, {"pipeline", {{"pp_degree", 8}}}};
+  json r = json::parse(run_command("cluster", request.dump()).json);
+  EXPECT_EQ(r["result"]["expert_tp_degree"], 2);
+  EXPECT_EQ(r["result"]["problems"][0]["code"], "DP_NOT_DIVISIBLE_BY_EP") << r.dump();
+  request["parallel"] = {{"expert_tp_degree", 1}};
+  r = json::parse(run_command("cluster", request.dump()).json);
+  EXPECT_EQ(r["result"]["expert_tp_degree"], 1);
+  EXPECT_EQ(r["result"]["dp_degree"], 16);
+  EXPECT_TRUE(r["result"]["problems"].empty()) << r.dump();
+}
+
 }  // namespace
 }  // namespace ppb::test

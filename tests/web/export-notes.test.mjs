@@ -43,7 +43,8 @@ test('a plan with selective recompute on some layers: the Megatron export says v
   // plan that recomputes some layers cannot be written as it is: the engine says so and the page shows it.
   const megatron = (await page.evaluate(() => /** @type {any} */ (window).__ppb.lastExport));
   const engineNotes = megatron.result.json.notes;
-  assert.ok(engineNotes.some((/** @type {string} */ n) => /selective/.test(n)), JSON.stringify(engineNotes));
+  assert.ok(megatron.result.exported.changes.some((/** @type {string} */ n) => /selective/.test(n)),
+    JSON.stringify(megatron.result.exported.changes));
   // Every note, and the changes apart (the engine says each once).
   assert.deepEqual(await notes.locator('.export-note-list li').allTextContents(), engineNotes);
   // The written plan's own estimate and every change, beside the download: Megatron-LM cannot recompute some layers
@@ -98,6 +99,14 @@ test('the PyTorch schedule CSV of the plan shown: one row per rank, the program 
     assert.deepEqual(cells, order, `rank ${r} runs the simulated order`);
   });
   assert.match(await page.locator('#export-notes .export-notes-title').textContent() ?? '', /^PyTorch schedule CSV: downloaded/);
+  // torchtitan's settings name the same CSV: pp 8, 1F1B (one stage a rank), 32 micro batches.
+  assert.match(await exportOf(page, 'torchtitan'), /-torchtitan\.toml$/);
+  const titan = (await page.evaluate(() => /** @type {any} */ (window).__ppb.lastExport)).result;
+  assert.equal(titan.json.csv, result.text);
+  assert.match(titan.text, /^pipeline_parallel_degree = 8$/m);
+  assert.match(titan.text, /^pipeline_parallel_schedule = "1F1B"$/m);
+  assert.match(titan.text, /^num_pp_microbatches = 32$/m);
+  assert.equal(await page.locator('#export-preview').textContent(), titan.text);
   assert.deepEqual(problems, []);
   await page.context().close();
 });

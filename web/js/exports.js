@@ -99,4 +99,5 @@ export const TARGET_FILES = {
   mindformers: { suffix: '-mindformers.yaml', type: 'text/yaml', label: 'MindFormers YAML' },
   megatron: { suffix: '-megatron-args.txt', type: 'text/plain', label: 'Megatron arguments' },
   pytorch: { suffix: '-pytorch-schedule.csv', type: 'text/csv', label: 'PyTorch schedule CSV' },
+  torchtitan: { suffix: '-torchtitan.toml', type: 'application/toml', label: 'torchtitan TOML' },
 };

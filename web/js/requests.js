@@ -127,7 +127,7 @@ export function clusterRequest(q, ppText) {
   /** @type {Record<string, any>} */
   const pipeline = {};
   put(pipeline, 'pp_degree', numberField(ppText));
-  // The experts' tp where the search reads it (the cluster command of this engine assumes tp: see docs/page.md).
+  // The experts' tp where the search and the cluster command read it.
   const expertTp = numberField(q.expert_tp_degree);
   return expertTp === undefined ? { training, pipeline } : { training, pipeline, parallel: { expert_tp_degree: expertTp } };
 }

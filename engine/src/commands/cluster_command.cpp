@@ -33,6 +33,9 @@ CommandOutput run_cluster(json document, const RequestClock& /*clock*/) {
     ep = training.integer("ep_degree", degree).value_or(1);
     global_batch_size = training.integer("global_batch_size", degree);
     cluster.micro_batch_size = training.integer("micro_batch_size", degree).value_or(1);
+    // The experts' own tensor parallel size, where the search reads it (tp when not given).
+    FieldReader parallel(top.object("parallel"), "/parallel", d);
+    cluster.expert_tp_degree = parallel.integer("expert_tp_degree", degree).value_or(cluster.tp_degree);
     FieldReader pipeline(top.object("pipeline"), "/pipeline", d);
     pp = pipeline.integer("pp_degree", {1, limits::max_pp_degree, "PP_DEGREE_LIMIT"});
     if (!pipeline.has("pp_degree")) pp = 1;  // the estimate's default
@@ -53,6 +56,7 @@ CommandOutput run_cluster(json document, const RequestClock& /*clock*/) {
                  {"tp_degree", cluster.tp_degree},
                  {"cp_degree", cluster.cp_degree},
                  {"ep_degree", ep},
+                 {"expert_tp_degree", cluster.expert_tp_degree},
                  {"dp_degree", or_null(share.dp_degree)},
                  {"global_batch_size", or_null(global_batch_size)},
                  {"micro_batch_size", cluster.micro_batch_size},

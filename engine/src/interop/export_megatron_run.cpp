@@ -44,8 +44,13 @@ std::string text(const json& request, const char* section, const char* key) {
 MegatronRun megatron_run(const json& request) {
   MegatronRun run;
   if (!request.is_object()) return run;
-  for (const char* section : {"parallel", "training", "transformer"})
-    run.stated = run.stated || request.contains(section);
+  // The run is stated by a transformer description, a parallel section, or training figures of the run
+  // (a training section may hold only recompute options).
+  run.stated = request.contains("transformer") || (request.contains("parallel") && !request["parallel"].empty());
+  if (const auto t = request.find("training"); t != request.end() && t->is_object())
+    for (const char* key : {"world_size", "global_batch_size", "micro_batch_size", "dp_degree", "tp_degree",
+                            "cp_degree", "ep_degree", "precision", "sharding", "distributed_optimizer"})
+      run.stated = run.stated || t->contains(key);
   // Where the contract takes a degree in either section, training's wins (as the request reader).
   const auto degree = [&](const char* key) {
     auto v = whole(request, "training", key);
@@ -109,7 +114,8 @@ std::vector<std::string> megatron_run_args(const Plan& plan, const MegatronRun& 
       notes.push_back("the global batch gives " + str(*gbs / (mbs * *dp)) + " micro batches per pipeline, the plan " +
                       str(plan.micro_batch_num) + ".");
   } else {
-    notes.push_back("no --global-batch-size: give training.global_batch_size, or the data parallel size.");
+    notes.push_back("no --global-batch-size: Megatron-LM would run one micro batch a step, not the plan's " +
+                    str(plan.micro_batch_num) + "; give training.global_batch_size or the data parallel size.");
   }
   if (run.seq_length) {
     args.insert(args.end(), {"--seq-length", str(*run.seq_length)});

@@ -95,7 +95,9 @@ ExportOutput export_torchtitan(const Plan& plan, const Model& model, const Megat
                     std::to_string(n_full + n_selective + n_other) + " of " + std::to_string(model.body_count()) +
                     " layers, so mode \"none\" is written: apply the plan's recompute when building the model.");
 
-  std::string toml = "# PPB plan for torchtitan: save the CSV (result.json.csv) as ppb_schedule.csv\n[parallelism]\n";
+  std::string toml =
+      "# PPB plan for torchtitan: save its schedule CSV (result.json.csv, the pytorch export) as ppb_schedule.csv\n"
+      "[parallelism]\n";
   for (const auto& [key, value] : parallelism.items()) toml += key + " = " + flow_text(value) + "\n";
   toml += "\n[activation_checkpoint]\nmode = \"" + ac + "\"\n";
   json overrides = json::array();

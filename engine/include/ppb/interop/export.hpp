@@ -64,7 +64,7 @@ ExportOutput export_megatron(const Plan& plan, const Model& model, const Megatro
 // What a Megatron-LM launch needs beyond the plan, as the request states it (parallel, training and
 // transformer sections; export_megatron_run.cpp): what is not stated is not written.
 struct MegatronRun {
-  bool stated = false;  // the request has a parallel, training or transformer section: the run is written
+  bool stated = false;  // the request states the run (a transformer, parallel sizes, batch sizes, precision, sharding)
   std::int64_t tp = 1, cp = 1, ep = 1;
   std::optional<std::int64_t> expert_tp;  // parallel.expert_tp_degree when stated
   bool sequence_parallel = false, tp_comm_overlap = false;
