@@ -47,6 +47,8 @@ const englishLeft = (page) => page.evaluate(() => {
     'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank', 'MFU', 'FLOPs', 'MTP', 'ZeRO',
     // The PyTorch export: the tool, its file format and its module (torch.distributed.pipelining).
     'PyTorch', 'CSV', 'torch', 'pipelining',
+    // The torchtitan export: the tool and its config file format.
+    'torchtitan', 'TOML',
     // The Hugging Face config file a model can be read from.
     'Hugging', 'Face', 'config', 'json']);
   const name = /** @type {any} */ (window).__ppb.state.model.name ?? '';

@@ -587,7 +587,7 @@ export const ZH = {
   // ---- what an export wrote (js/views/export-notes.js, js/export-panel.js) ----
   'PyTorch schedule CSV': 'PyTorch 调度 CSV',
   'torchtitan TOML': 'torchtitan TOML',
-  "torchtitan's [parallelism] settings for this plan; its schedule CSV is the PyTorch schedule CSV, saved as ppb_schedule.csv": 'torchtitan 的 [parallelism] 设置；其调度 CSV 即 PyTorch 调度 CSV，保存为 ppb_schedule.csv',
+  "torchtitan's [parallelism] settings for this plan; its schedule CSV is the PyTorch schedule CSV, saved as ppb_schedule.csv": 'torchtitan 的并行设置；其调度 CSV 即 PyTorch 调度 CSV，保存为 ppb_schedule.csv',
   'torch.distributed.pipelining\'s CSV of every rank\'s actions, in the order PPB simulated': 'torch.distributed.pipelining 的 CSV：每个 rank 的动作，按 PPB 模拟的顺序',
   '{label}: downloaded; it runs the plan shown.': '{label}：已下载；它运行的就是当前方案。',
   '{label}: downloaded; it runs a different plan from the one shown, which a launcher can express:': '{label}：已下载；它运行的方案与当前方案不同，是启动器能表达的方案：',
