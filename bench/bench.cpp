@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -76,6 +77,26 @@ BENCHMARK(BM_SimulateSchedule)
     ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {8, 64}, {256, 1024}})
     ->Unit(benchmark::kMillisecond);
 
+// PPB_BENCH_PHASES=1 prints each balance's phases, timed on the thread's CPU clock (a busy machine
+// does not skew them), with the work units each did: what the units are calibrated by
+// (docs/benchmarks.md). PPB_BENCH_WORK=N sets the work budget.
+void calibrating(ppb::BalanceOptions& options) {
+  if (const char* work = std::getenv("PPB_BENCH_WORK")) options.work_budget = std::atoll(work);
+  if (std::getenv("PPB_BENCH_PHASES"))
+    options.clock_ms = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+    };
+}
+
+void print_phases(const ppb::BalanceResult& result) {
+  if (!std::getenv("PPB_BENCH_PHASES")) return;
+  for (const auto& phase : result.phases)
+    std::fprintf(stderr, "%s %.1f..%.1f ms, %lld units %s\n", phase.name.c_str(), phase.start_ms, phase.end_ms,
+                 static_cast<long long>(phase.work), phase.complete ? "complete" : "cut");
+}
+
 void BM_Balance(benchmark::State& state) {
   const int body = static_cast<int>(state.range(0));
   const ppb::Model model = ppb::test::transformer_like(body);
@@ -91,7 +112,8 @@ void BM_Balance(benchmark::State& state) {
   device.memory_limit_mib = 3000 + per_stage * 400 + shape.pp_degree * per_stage * 300 / 3;
   ppb::BalanceOptions options;
   options.recompute_options = {0, 1};
-  options.time_budget_ms = 2000;  // as the balance command
+  options.time_budget_ms = 60000;  // as the balance command: a cap the work budget stays under
+  calibrating(options);
   bool proven = false;
   double gap = -1;
   ppb::BalanceResult last;
@@ -103,10 +125,7 @@ void BM_Balance(benchmark::State& state) {
   }
   state.counters["nodes"] = static_cast<double>(last.nodes);
   state.counters["simulations"] = static_cast<double>(last.simulations);
-  if (std::getenv("PPB_BENCH_PHASES"))
-    for (const auto& phase : last.phases)
-      std::fprintf(stderr, "%s %.1f..%.1f ms %s\n", phase.name.c_str(), phase.start_ms, phase.end_ms,
-                   phase.complete ? "complete" : "cut");
+  print_phases(last);
   state.counters["proven"] = proven ? 1 : 0;
   state.counters["gap_pct"] = gap;  // the proven distance to the optimum, -1 when none is stated
 }
@@ -174,12 +193,14 @@ void BM_BalanceAtScale(benchmark::State& state) {
   if (state.range(0) == 1) device.memory_limit_mib = 40'960;
   ppb::BalanceOptions options;
   options.recompute_options = {0, 1};
-  options.time_budget_ms = 2000;
+  options.time_budget_ms = 60000;  // as the balance command
+  calibrating(options);
   bool feasible = false;
   for (auto _ : state) {
     const auto result = ppb::balance(model, device, shape, options);
     feasible = result.feasible;
     benchmark::DoNotOptimize(result.step_time_ms);
+    print_phases(result);
   }
   state.counters["feasible"] = feasible ? 1 : 0;
 }

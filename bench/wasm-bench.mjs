@@ -215,10 +215,12 @@ function workDone(w, response) {
   }
   if (w.command === 'balance') {
     const m = r.method;
-    return { text: `${m.nodes.toLocaleString('en-US')} nodes${m.proven_optimal ? ', proven' : ''}`, key: `${m.nodes} ${r.step_time_ms}` };
+    return { text: `${m.nodes.toLocaleString('en-US')} nodes${m.proven_optimal ? ', proven' : ''}`,
+      key: JSON.stringify([m.nodes, r.step_time_ms, r.stage_layers, r.layer_recompute]) };
   }
   const proven = r.candidates.filter((/** @type {any} */ c) => c.proven_optimal).length;
-  return { text: `${r.counts.evaluated} candidates, ${proven} proven`, key: `${r.counts.evaluated} ${proven}` };
+  const plans = r.candidates.map((/** @type {any} */ c) => [c.step_time_ms, c.plan?.stage_layers]);
+  return { text: `${r.counts.evaluated} candidates, ${proven} proven`, key: JSON.stringify([r.counts.evaluated, proven, plans]) };
 }
 
 /**
@@ -357,9 +359,8 @@ async function main() {
     for (const [runtime, t] of /** @type {[string, Timing | undefined][]} */ ([['node', v], ['Chromium', b]])) {
       if (!t) continue;
       const other = workDone(w, t.response);
-      // Work against a clock differs by the runtime's speed: shown beside native's, not a disagreement.
-      if (other.key !== work.key && !w.clocked) mismatches.push(`${w.name}: native ${work.text}, ${runtime} ${other.text}`);
-      if (w.clocked && other.text !== work.text) work.text += `; ${runtime}: ${other.text.replace(/ candidates,/, ',')}`;
+      // Budgets count work, so every runtime gives native's answer.
+      if (other.key !== work.key) mismatches.push(`${w.name}: native ${work.text}, ${runtime} ${other.text}`);
     }
     const group = (ratiosByGroup[w.group] ??= { node: [], browser: [], cold: [], 'after-warm-up': [], warmSteady: [] });
     group.node.push(v.median_ms / n.median_ms);
@@ -428,13 +429,13 @@ async function main() {
     '  and W operations.',
     '- balance: `balance` of `BM_Balance`\'s model (heavy pinned embedding and head, decoders with',
     '  full and selective recompute, a memory limit that makes the first stages recompute). The 96-layer',
-    '  case runs with its clock lifted and finishes proven optimal, the same work in every runtime; the',
-    '  1000-layer case keeps the command\'s 2,000 ms clock, so it is an end-to-end latency like the search',
-    '  (a slower runtime explores fewer nodes in it).',
+    '  case finishes proven optimal; the 1000-layer case stops at the command\'s default work budget',
+    '  (`balance.work_budget`, 8,000,000 units): what the default costs on the benchmark set\'s hardest',
+    '  balance. Budgets count work, so every runtime does the same work and gives the same plan (a',
+    '  difference would be listed below as a disagreement).',
     '- search: `search` of `BM_Search`\'s default space (96 layers, pp 1 to 16, vpp 1, 2, 4, four',
-    '  schedules, a 128-device cluster) with its defaults, 15 ms of balancing per candidate at most.',
-    '  That clock makes it an end-to-end latency rather than identical work: where a runtime is slower it',
-    '  proves fewer candidates optimal in the same time (the work column says how many each did).',
+    '  schedules, a 128-device cluster) with its defaults, `search.candidate_work` 30,000 units per',
+    '  candidate: the same candidates and plans in every runtime.',
     '',
     `Machine: ${cpu}, ${os.cpus().length} cores, load average ${load.toFixed(2)} at the start (other`,
     `processes share the machine, so single figures carry noise). Native: ${firstLine('c++', ['--version']).replace(/^c\+\+/, 'g++')}, -O3`,
@@ -472,8 +473,8 @@ async function main() {
   if (options.gbench) {
     lines.push('## The engine API without JSON (Google Benchmark, native)', '',
       '`build/native/bench/ppb_bench` (`bench/bench.cpp`) calls `simulate`, `balance` and a',
-      '`SearchSession` directly, medians of its repetitions. `BM_Balance` keeps the command\'s 2000 ms',
-      'clock, so its 1000-layer case stops at the clock or the node budget, whichever comes first. Set',
+      '`SearchSession` directly, medians of its repetitions. `BM_Balance` keeps the command\'s default work',
+      'budget, so its 1000-layer case stops there: its time is what the default budget costs natively. Set',
       'beside the native column above, the difference on small requests is the JSON edge: parsing the',
       'request, resolving the plan and writing the response.', '',
       '| benchmark | real ms | CPU ms | counters |', '|---|---:|---:|---|', ...gbenchRows(options.gbench), '');

@@ -194,6 +194,9 @@ const runs = [
     pipeline: { pp_degree: 2, micro_batch_num: 4 }, export: { to },
   }])),
   ['compare', { model: model(), device: { memory_limit_mib: 6000 }, pipeline: { pp_degree: 2, micro_batch_num: 3 } }],
+  // Balanced under a limit that makes some schedules recompute: the rows' plans hold recompute layers.
+  ['compare', { model: model(), device: { memory_limit_mib: 2500 }, pipeline: { pp_degree: 2, micro_batch_num: 8 },
+    compare: { plans: 'balanced' }, balance: { work_budget: 200000 } }],
   // dp 64 / (2 x 2 x 1) = 16, m 64 / (2 x 16) = 2; then pp 3, which 64 devices do not divide into.
   ['cluster', { training: { world_size: 64, tp_degree: 2, cp_degree: 1, ep_degree: 1, global_batch_size: 64, micro_batch_size: 2 },
     pipeline: { pp_degree: 2 } }],
@@ -239,7 +242,8 @@ test('every documented response field is produced', () => {
 // Which request sections each parser reads: a name it reads must be documented under one of them.
 const PARSERS = {
   'request_reader.cpp': ['model', 'training', 'device', 'pipeline', 'components', 'balance', 'search', 'export',
-                         'transformer', 'parallel'],
+                         'compare', 'transformer', 'parallel'],
+  'compare_command.cpp': ['compare'],
   'model_reader.cpp': ['model'],
   'training_state.cpp': ['training', 'transformer'],
   'balance_command.cpp': ['balance'],
@@ -256,7 +260,7 @@ const PARSERS = {
 
 // Sources that read no request field (they take parsed values, or write responses).
 // field_reader.cpp is the reader the parsers call; the field names are in their calls.
-const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'compare_command.cpp', 'device.cpp', 'diagnostics.cpp',
+const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'device.cpp', 'diagnostics.cpp',
                      'estimate.cpp', 'caveats.cpp', 'export_megatron_run.cpp', 'export_torchtitan.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
                      'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',

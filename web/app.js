@@ -351,6 +351,16 @@ function suggestedSearch(inf, shape) {
 function openSchedule(row) {
   const { state, info } = store;
   const s = state.settings;
+  // A balanced row opens its own plan exactly, as a search candidate does.
+  const compared = schedulePanel.request?.pipeline;
+  if (schedulePanel.result?.plans === 'balanced' && row.plan && compared) {
+    openCandidateSettings(s, { pp_degree: compared.pp_degree, vpp_degree: row.vpp_degree, micro_batch_num: compared.micro_batch_num,
+      schedule: row.schedule, plan: row.plan });
+    state.ui.openPlan = `${row.schedule} at its best`;
+    controls.show(state, info);
+    runner.request(true);
+    return;
+  }
   s.schedule = row.schedule;
   s.vpp_degree = String(row.vpp_degree);
   if (s.partition === 'explicit' && !row.partition_as_given) controls.clearOffsets(s);

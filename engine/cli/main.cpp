@@ -72,9 +72,11 @@ Example:
 
 Request: as estimate (its partition and recompute are ignored), plus
   "device": {"memory_limit_mib": N}, "balance": {"recompute_options": ["full", "selective"],
-  "time_budget_ms": 2000, "tolerance": 0, "mode": "optimal" | "offset", "offset_range": k}
-  time_budget_ms counts from the request's arrival, its reading included (the balance keeps at
-  least a tenth of it).
+  "work_budget": 8000000, "time_budget_ms": 60000, "tolerance": 0, "mode": "optimal" | "offset",
+  "offset_range": k}
+  work_budget (units of about one search node, ~2 s natively) decides the answer, so every machine
+  gives the same plan. time_budget_ms is a wall-clock safety cap from the request's arrival, its
+  reading included; an answer it cuts says "stopped early on this machine".
 Result: the estimate of the chosen plan, "baseline" (the even split), "gain", "method"
 (proven_optimal, lower_bound_ms, within_tolerance), "infeasibility" (when the plan does not fit:
 why, and the pp_degree, recompute option or memory that would), and in offset mode the ranked
@@ -90,13 +92,14 @@ Example:
 
 Request: as balance, plus "search": {"pp_degree": [..] | {"min", "max", "step" | "factor"},
   "vpp_degree", "micro_batch_num", "schedule": [..], "recompute_options", "top_k",
-  "max_candidates", "time_budget_ms", "candidate_time_ms", "rank_by": "throughput" |
+  "max_candidates", "time_budget_ms", "candidate_work", "candidate_time_ms", "rank_by": "throughput" |
   "time_per_sample" | "step_time"}; with the cluster, "training": {"world_size", "global_batch_size",
   "micro_batch_size", "tp_degree", "cp_degree", "ep_degree"}, dp_degree = world_size / (pp x tp x cp)
   and micro_batch_num follow for every pp_degree. A vpp_degree pairs only with the schedules that run it.
 Result: candidates (feasible first by throughput with a cluster, by time per sample without one),
 pareto (indices), best (why the first wins and how far the next is), infeasibility (when nothing
-fits: why, and what would), counts, infeasible_groups, skipped_groups, elapsed_ms, rank_by, partial.
+fits: why, and what would), counts, infeasible_groups, skipped_groups, elapsed_ms, rank_by, partial,
+stopped_early (candidates the wall-clock cap candidate_time_ms cut before their candidate_work).
 
 Example:
   echo '{"model": {"layers": [{"name": "l", "count": 16, "forward_ms": 1, "static_mib": 1000}]},

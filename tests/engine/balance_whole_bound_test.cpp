@@ -261,6 +261,7 @@ struct LargeMaster {
     BalanceOptions o;
     o.recompute_options = recompute;
     o.time_budget_ms = time_budget_ms;
+    o.work_budget = std::numeric_limits<std::int64_t>::max() / 2;  // only the clock stops it
     o.clock_ms = std::move(clock);
     return o;
   }

@@ -9,6 +9,7 @@
 #include "ppb/commands/commands.hpp"
 #include "ppb/plan/plan.hpp"
 #include "ppb/simulate/estimate.hpp"
+#include "test_models.hpp"
 
 namespace ppb {
 namespace {
@@ -86,6 +87,58 @@ TEST(Compare, PartitionKeptWhereItFitsAndCommandAnswers) {
   ASSERT_EQ(response["result"]["schedules"].size(), all_schedules.size());
   EXPECT_EQ(response["result"]["schedules"][6]["runs"], true);  // dualpipev: m 4 = 2 pp
   EXPECT_TRUE(response["result"]["fastest"].is_string());
+}
+
+// Balanced, each schedule runs its own best plan. AP-PP-09's model (8 decoders, F 2, B 4 ms, 100 MiB
+// static and activation each, full and selective recompute; tests/engine/balance_test.cpp derives
+// it) on 2 stages, 8 micro batches, 1,000 MiB: the even split does not fit under 1f1b (stage 0 holds
+// 4 x 100 static + 2 micro batches x 400 activation = 1,200 MiB), so the rows as given say
+// infeasible, while balanced every schedule that runs fits, each row's plan is what `balance` gives
+// for that schedule (all proven here, far inside their shares of the work budget), and its figures
+// are that plan's estimate. A row carries its plan in every form, so that the page opens it.
+TEST(Compare, BalancedRowsEachRunTheirSchedulesBestPlan) {
+  using nlohmann::json;
+  json req = {{"model", {{"layers", json::array({test::eight_decoders(100, true)})}}},
+              {"device", {{"memory_limit_mib", 1000}}},
+              {"pipeline", {{"pp_degree", 2}, {"micro_batch_num", 8}}}};
+  const json given = json::parse(run_command("compare", req.dump()).json);
+  ASSERT_EQ(given["ok"], true) << given.dump();
+  EXPECT_EQ(given["result"]["plans"], "as_given");
+  EXPECT_EQ(given["result"]["schedules"][1]["schedule"], "1f1b");
+  EXPECT_EQ(given["result"]["schedules"][1]["feasible"], false);
+  EXPECT_TRUE(given["result"]["schedules"][1]["proven_optimal"].is_null());
+  EXPECT_EQ(given["result"]["schedules"][1]["plan"]["stage_layers"], json({4, 4}));
+
+  req["compare"] = {{"plans", "balanced"}};
+  const json balanced = json::parse(run_command("compare", req.dump()).json);
+  ASSERT_EQ(balanced["ok"], true) << balanced.dump();
+  EXPECT_EQ(balanced["result"]["plans"], "balanced");
+  int ran = 0;
+  for (const json& row : balanced["result"]["schedules"]) {
+    if (!row["runs"].get<bool>()) continue;
+    ++ran;
+    const std::string name = row["schedule"];
+    EXPECT_TRUE(row["feasible"].get<bool>()) << name;
+    EXPECT_TRUE(row["proven_optimal"].get<bool>()) << name;
+    EXPECT_EQ(row["stopped_early"], false) << name;
+    json own = req;
+    own.erase("compare");
+    own["pipeline"]["schedule"] = name;
+    own["pipeline"]["vpp_degree"] = row["vpp_degree"];
+    const json best = json::parse(run_command("balance", own.dump()).json);
+    ASSERT_EQ(best["ok"], true) << best.dump();
+    EXPECT_EQ(row["step_time_ms"], best["result"]["step_time_ms"]) << name;
+    EXPECT_EQ(row["plan"]["stage_layers"], best["result"]["stage_layers"]) << name;
+    EXPECT_EQ(row["plan"]["layer_recompute"], best["result"]["layer_recompute"]) << name;
+  }
+  EXPECT_GE(ran, 5);
+  EXPECT_TRUE(balanced["result"]["fastest"].is_string());
+
+  req["compare"] = {{"plans", "best"}};
+  const json wrong = json::parse(run_command("compare", req.dump()).json);
+  EXPECT_EQ(wrong["ok"], false);
+  EXPECT_EQ(wrong["errors"][0]["code"], "COMPARE_PLANS_UNKNOWN");
+  EXPECT_EQ(wrong["errors"][0]["path"], "/compare/plans");
 }
 
 }  // namespace

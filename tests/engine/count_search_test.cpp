@@ -242,16 +242,16 @@ TEST(CountSearch, RunsInSlicesWithItsGapClosing) {
 
 // A count search that gives up for its own reasons (here: one pivot allowed per node's program)
 // proves nothing: the search goes on from where it paused, after the phases it had paused for, to
-// the clock (300 ms), and the answer says so.
+// its work budget (500,000 units), and the answer says so.
 TEST(CountSearch, GivingUpLetsTheSearchGoOnAndProvesNothing) {
   Issue18Case c;
   c.options.count_search_pivots = 1;
-  c.options.time_budget_ms = 300;
+  c.options.work_budget = 500'000;
   const BalanceResult result = balance(c.request.model, c.request.device, c.shape, c.options);
   ASSERT_TRUE(result.feasible);
   EXPECT_FALSE(result.proven_optimal);
   // The count search, given up, then the local search's pairs of moves it had paused for, then the
-  // search to the clock.
+  // search to the work budget.
   std::vector<std::string> names;
   for (const BalancePhase& phase : result.phases) names.push_back(phase.name);
   const auto counts = std::find(names.begin(), names.end(), "count search");

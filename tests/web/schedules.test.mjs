@@ -117,3 +117,30 @@ test('a row that runs switches the page to its schedule, at the chunk count it r
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('each schedule at its best: the rows are the engine\'s balanced compare, and a row opens its own plan', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  await page.locator('#schedule-table tbody tr').first().waitFor();
+  await page.locator('input[name="schedule_plans"][value="balanced"]').check();
+  await page.waitForFunction(() => /** @type {any} */ (window).__ppb.schedules.result?.plans === 'balanced', null, { timeout: 60_000 });
+  const shown = await shownComparison(page);
+  assert.deepEqual(shown.request.compare, { plans: 'balanced' });
+  // No partition is sent: each schedule's shape is balanced.
+  assert.equal(shown.request.pipeline.stage_layers, undefined);
+  const expected = JSON.parse(engine.compare(JSON.stringify({ model: shown.model, ...shown.request })));
+  assert.equal(expected.ok, true);
+  assert.deepEqual(shown.result, expected.result);
+  assert.match(await page.locator('#schedule-table caption').textContent() ?? '', /Each schedule at its best/);
+  // zbv's row opens zbv's own balanced plan: its layer_offset, and the row's step time.
+  const zbv = expected.result.schedules.find((/** @type {any} */ r) => r.schedule === 'zbv');
+  assert.equal(zbv.runs, true);
+  await page.locator('#schedule-table tbody tr[data-schedule="zbv"]').click();
+  await waitForState(page);
+  assert.equal(await page.inputValue('#schedule'), 'zbv');
+  const plan = (await lastResponse(page)).result;
+  assert.deepEqual(plan.stage_layers, zbv.plan.stage_layers);
+  assert.equal(plan.step_time_ms, zbv.step_time_ms);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});

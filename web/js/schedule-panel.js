@@ -1,5 +1,6 @@
 // Schedules side by side: after each plan is shown, one `compare` call runs that plan (its partition and recompute
-// stated exactly) under every schedule, and the table and small multiples (js/views/schedules.js) are drawn from
+// stated exactly) under every schedule, or, when the page asks for each schedule at its best, balances every
+// schedule's shape (compare.plans "balanced"), and the table and small multiples (js/views/schedules.js) are drawn from
 // its answer, once the plans stop coming for a moment. Only the newest plan's comparison is shown; a comparison
 // that has run a while is cancelled by new inputs. Choosing a row is the page's business (onOpen).
 
@@ -31,10 +32,19 @@ const SETTLE_MS = 150;
  * @param {any} model
  * @returns {Record<string, any>}
  */
-export function compareRequest(plan, model) {
+export function compareRequest(plan, model, balanced = false) {
   const sections = exactPlanSections(plan.result, plan.request);
-  return { model, ...sections };
+  if (!balanced) return { model, ...sections };
+  // Each schedule at its best: PPB balances every schedule's shape, with the recompute options the plan's
+  // balance allowed (every option the model offers when the plan was not balanced).
+  const pipeline = { ...sections.pipeline };
+  for (const key of ['layer_offset', 'stage_layers', 'stage_partition', 'recompute', 'recompute_layers']) delete pipeline[key];
+  const options = plan.request.balance?.recompute_options;
+  return { model, ...sections, pipeline, compare: { plans: 'balanced' }, ...(options ? { balance: { recompute_options: options } } : {}) };
 }
+
+/** Whether the page asks for each schedule at its best. */
+const balancedChosen = () => document.querySelector('input[name="schedule_plans"][value="balanced"]:checked') !== null;
 
 export class SchedulePanel {
   /** @param {SchedulePanelParts} parts */
@@ -52,6 +62,16 @@ export class SchedulePanel {
     this.limit = undefined;
     /** The plan to compare next (the newest). @type {ShownPlan | null} */
     this.next = null;
+    /** The newest plan compared, to compare again when the choice of plans changes. @type {ShownPlan | null} */
+    this.last = null;
+    /** The balanced request drawn (without the model): a new plan of the same shape needs no new balances. */
+    this.drawnKey = '';
+    for (const input of document.querySelectorAll('input[name="schedule_plans"]')) {
+      input.addEventListener('change', () => {
+        this.showHint();
+        if (this.last) this.update(this.last);
+      });
+    }
     this.running = false;
     this.version = 0;
     /** The comparison's run, once the plans stop coming for SETTLE_MS. */
@@ -78,6 +98,7 @@ export class SchedulePanel {
    * @param {ShownPlan} plan
    */
   update(plan) {
+    this.last = plan;
     this.next = plan;
     this.parts.status.setBusy('schedules', true);
     this.settled.schedule();
@@ -101,7 +122,15 @@ export class SchedulePanel {
   /** @param {ShownPlan} plan */
   async runOne(plan) {
     const version = this.version;
-    const request = compareRequest(plan, this.parts.getModel());
+    const balanced = balancedChosen();
+    const request = compareRequest(plan, this.parts.getModel(), balanced);
+    // Balanced rows do not depend on the partition shown: a dragged boundary balances nothing again.
+    const key = balanced ? JSON.stringify({ ...request, model: undefined }) : '';
+    if (balanced && key === this.drawnKey && this.result?.plans === 'balanced') {
+      this.current = { schedule: plan.result.schedule ?? '', vpp: plan.result.vpp_degree ?? 1 };
+      this.draw();
+      return;
+    }
     /** @type {EngineResponse} */
     let response;
     const job = this.parts.engine.run('compare', request);
@@ -125,6 +154,7 @@ export class SchedulePanel {
     delete shown.model;
     this.request = shown;
     this.result = /** @type {CompareResult} */ (response.result);
+    this.drawnKey = key;
     this.current = { schedule: plan.result.schedule ?? '', vpp: plan.result.vpp_degree ?? 1 };
     this.limit = plan.result.stages[0]?.memory.limit_mib ?? undefined;
     this.draw();
@@ -137,6 +167,13 @@ export class SchedulePanel {
       [el('span', { text: message, attrs: { lang: 'en' } })]));
     byId('schedules-box', HTMLElement).replaceChildren();
     byId('schedule-table-box', HTMLElement).replaceChildren();
+  }
+
+  /** The hint under the choice of plans says what the rows run. */
+  showHint() {
+    byId('schedule-plans-hint', HTMLElement).textContent = balancedChosen()
+      ? t('Each schedule\'s own best plan under the memory limit: PPB balances every schedule (they share one work budget), so a schedule that needs another partition or recompute to fit is not judged by the plan shown.')
+      : t('The plan shown under every schedule; a schedule that runs another number of chunks gets the even split (marked *).');
   }
 
   /** Draws the comparison again (a new answer, theme or size). */

@@ -93,9 +93,10 @@ export function statedRecomputeCounts(s) {
 }
 
 /**
- * Settings that show a search candidate's plan: its shape, its layer_offset and its exact recompute layers.
+ * Settings that show a search candidate's plan (or a balanced compare row's): its shape, its layer_offset and its
+ * exact recompute layers.
  * @param {Settings} s changed in place
- * @param {SearchCandidate} c
+ * @param {Pick<SearchCandidate, 'pp_degree' | 'vpp_degree' | 'micro_batch_num' | 'schedule' | 'plan'>} c
  */
 export function openCandidateSettings(s, c) {
   s.pp_degree = String(c.pp_degree);

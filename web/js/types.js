@@ -40,8 +40,11 @@
  *            suggestions: string[]}} Infeasibility
  * @typedef {{schedule: string, vpp_degree: number, runs: boolean, problems: EngineError[], partition_as_given: boolean,
  *            feasible: boolean | null, step_time_ms: number | null, span_ms: number | null, bubble_fraction: number | null,
- *            bubble_span_fraction: number | null, peak_mib: number | null, peak_stage: number | null}} CompareRow
- * @typedef {{schedules: CompareRow[], fastest: string | null, fastest_by_span: string | null}} CompareResult
+ *            bubble_span_fraction: number | null, peak_mib: number | null, peak_stage: number | null,
+ *            plan?: CandidatePlan | null, proven_optimal?: boolean | null, stopped_early?: boolean | null}} CompareRow
+ *   plan: the plan the row ran (the plan shown, the even split, or its own balanced plan)
+ * @typedef {{plans?: 'as_given' | 'balanced', schedules: CompareRow[], fastest: string | null,
+ *            fastest_by_span: string | null}} CompareResult
  * @typedef {{algorithm?: string, proven_optimal?: boolean, lower_bound_ms?: number | null,
  *            within_tolerance?: number | null, notes?: string[]}} BalanceMethod
  *

@@ -103,8 +103,8 @@ bool Balancer::Impl::exact_table_step() {
   }
   if (!record) {
     open_phase();
-    until_ms = (record->start_ms + problem.options.time_budget_ms) / 2;
-    suffix.start(true, until_ms, record->start_ms);
+    until_work = (record->start_work + problem.options.work_budget) / 2;
+    suffix.start(true, until_work, record->start_work);
   }
   const PhaseStatus status = suffix.step(budget);
   if (status == PhaseStatus::paused) return false;
@@ -118,7 +118,7 @@ bool Balancer::Impl::relaxed_table_step() {
   if (!record) {
     open_phase();
     handed.table = Table::relaxed;
-    suffix.start(false, (record->start_ms + problem.options.time_budget_ms) / 2, record->start_ms);
+    suffix.start(false, (record->start_work + problem.options.work_budget) / 2, record->start_work);
   }
   const PhaseStatus status = suffix.step(budget);
   if (status == PhaseStatus::paused) return false;
@@ -145,9 +145,9 @@ bool Balancer::Impl::incumbents_step() {
 bool Balancer::Impl::local_search_step() {
   if (!record) {
     open_phase();
-    until_ms = record->start_ms + (problem.options.time_budget_ms - record->start_ms) / 3;
+    until_work = record->start_work + (problem.options.work_budget - record->start_work) / 3;
   }
-  const PhaseStatus status = search.improve_locally(until_ms);
+  const PhaseStatus status = search.improve_locally(until_work);
   if (status == PhaseStatus::paused) return false;
   close_phase(status == PhaseStatus::done);
   handed.table_bound = suffix.at(0, 0);
@@ -212,7 +212,7 @@ bool Balancer::Impl::bisection_step() {
   if (!record) {
     open_phase();
     search.use_threshold(nullptr);  // its tables are rebuilt below
-    until_ms = record->start_ms + (problem.options.time_budget_ms - record->start_ms) / 3;
+    until_work = record->start_work + (problem.options.work_budget - record->start_work) / 3;
     above = std::min(above, cut);
     tests = 0;
     final_test = below >= above;
@@ -233,7 +233,7 @@ bool Balancer::Impl::bisection_step() {
       ready = true;
       break;
     }
-    final_test = above - below <= 1e-4 * above || tests >= 11 || budget.past(until_ms);
+    final_test = above - below <= 1e-4 * above || tests >= 11 || budget.past_work(until_work);
     threshold.start(final_test ? cut : below + 0.5 * (above - below));
   }
   close_phase(ready);
@@ -249,10 +249,10 @@ bool Balancer::Impl::bisection_step() {
 bool Balancer::Impl::pair_moves_step() {
   if (!record) {
     open_phase();
-    until_ms = record->start_ms + std::min((problem.options.time_budget_ms - record->start_ms) / 3,
-                                           record->start_ms - problem.options.spent_before_ms);
+    until_work =
+        record->start_work + std::min((problem.options.work_budget - record->start_work) / 3, record->start_work);
   }
-  const PhaseStatus status = search.improve_in_pairs(until_ms);
+  const PhaseStatus status = search.improve_in_pairs(until_work);
   if (status == PhaseStatus::paused) return false;
   close_phase(status == PhaseStatus::done);
   resume_search();

@@ -36,17 +36,22 @@ Plan least_over_plan(const BalanceProblem& problem, const std::vector<int>& ends
 }  // namespace balancer
 namespace {
 
-std::vector<std::string> why_not_exact(Table table, bool budget_hit) {
+std::vector<std::string> why_not_exact(Table table, bool budget_hit, bool clock_cut) {
   std::vector<std::string> notes;
+  if (clock_cut)
+    notes.push_back(
+        "stopped early on this machine: the wall-clock cap (time_budget_ms) came before the work budget, so "
+        "another machine may find another plan; raise the cap for the answer every machine gives");
   if (table == Table::relaxed)
     notes.push_back(
-        "the time budget did not allow the bound table with exact recompute (one recompute frontier per "
+        "the budget did not allow the bound table with exact recompute (one recompute frontier per "
         "layer range); a weaker table that leaves recompute time out was used");
   if (table == Table::none)
     notes.push_back(
-        "the time budget did not allow even the relaxed bound table (it grows with layers x layers); the "
+        "the budget did not allow even the relaxed bound table (it grows with layers x layers); the "
         "search used per-stage bounds only, starting from the even split");
-  if (budget_hit) notes.push_back("the search stopped at its budget before every candidate was ruled out");
+  if (budget_hit && !clock_cut)
+    notes.push_back("the search stopped at its work budget before every candidate was ruled out");
   return notes;
 }
 
@@ -86,6 +91,8 @@ void Balancer::Impl::finish(Stop stop) {
   const BalanceOptions& options = problem.options;
   result.nodes = budget.nodes();
   result.simulations = search.simulations() + counts.simulations();
+  result.work = budget.work();
+  result.clock_cut = budget.clock_cut();
   const bool by_counts = counts.best_time() < search.best_time();
   const double best = std::min(search.best_time(), counts.best_time());
   const bool budget_hit = budget.hit() || stopped;
@@ -130,7 +137,7 @@ void Balancer::Impl::finish(Stop stop) {
       result.lower_bound_ms = std::max(0.0, (budget_hit ? proven_bound() : best / (1.0 + options.tolerance)) - slack);
       result.within_tolerance = (best - result.lower_bound_ms) / result.lower_bound_ms;
     }
-    result.notes = why_not_exact(handed.table, budget.hit());
+    result.notes = why_not_exact(handed.table, budget.hit(), budget.clock_cut());
     if (!model_exact) result.notes.push_back(inexact);
     if (slack > 0) {
       char text[160];
@@ -154,8 +161,13 @@ void Balancer::Impl::finish(Stop stop) {
       result.notes.push_back(stopped_text(stop) + " and has not found a plan that fits the memory limit yet; " + which);
     else if (stopped)
       result.notes.push_back(stopped_text(stop) + " before it found a plan that fits the memory limit; " + which);
+    else if (budget.clock_cut())
+      result.notes.push_back(
+          "stopped early on this machine: the wall-clock cap (time_budget_ms) came before the work budget and "
+          "no plan that fits the memory limit was found by then; " +
+          which);
     else if (budget_hit)
-      result.notes.push_back("no plan that fits the memory limit was found within the search budget; " + which);
+      result.notes.push_back("no plan that fits the memory limit was found within the work budget; " + which);
     else
       result.notes.push_back("no plan fits the memory limit with the recompute options allowed; " + which);
   }

@@ -117,10 +117,12 @@ struct Balancer::Impl {
   [[nodiscard]] double proven_bound() const;
   // Records the phase that starts (once) and the one that ends.
   void open_phase() {
-    if (!record) record = BalancePhase{kPhases[static_cast<int>(phase)].name, budget.elapsed_ms(), 0, false};
+    if (!record)
+      record = BalancePhase{kPhases[static_cast<int>(phase)].name, budget.elapsed_ms(), 0, budget.work(), 0, false};
   }
   void close_phase(bool complete) {
     record->end_ms = budget.elapsed_ms();
+    record->work = budget.work() - record->start_work;
     record->complete = complete;
     result.phases.push_back(*record);
     record.reset();
@@ -139,7 +141,7 @@ struct Balancer::Impl {
   std::optional<LeastOverSweep> sweep;
   Phase phase = Phase::least_over;
   std::optional<BalancePhase> record;  // the phase running
-  double until_ms = 0;                 // the end of the running phase's share of the budget
+  std::int64_t until_work = 0;         // the end of the running phase's share of the work budget
   int tests = 0;                       // the bisection's threshold tests so far
   bool final_test = false;             // the bisection's test running is the last, at the cut
 

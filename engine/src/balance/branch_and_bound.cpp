@@ -194,8 +194,9 @@ void BranchAndBound::expand(Frame& f) {
     const int last = p_.last_end(v);
     const int first = p_.first_end(v, a);
     for (int b = first; b <= last; ++b) {
-      // A node of a model with many layers scans many ends (and may build their frontiers).
-      if (((b - first) & 255) == 255 && budget_.tick(256)) {
+      // A node of a model with many layers scans many ends (and may build their frontiers): about
+      // a node's work per 8 ends scanned (the frontiers count their own).
+      if (((b - first) & 255) == 255 && budget_.tick(256 / 8)) {
         cut_short = true;
         break;
       }

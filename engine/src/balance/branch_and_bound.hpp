@@ -32,15 +32,15 @@ class BranchAndBound {
   void try_plan(const std::vector<int>& ends);
   // A quick local search from the best plan so far: moves one layer between two stages while that
   // makes the plan faster, so that the branch and bound starts from a good incumbent. Stops when no
-  // move helps (done), at `until_ms` of time spent or the budget (given up), or at the end of the
+  // move helps (done), at `until_work` of work done or the budget (given up), or at the end of the
   // slice (paused; the next call goes on).
-  PhaseStatus improve_locally(double until_ms);
+  PhaseStatus improve_locally(std::int64_t until_work);
   // The local search's second stage, for a search that did not end soon: two moves at once (a layer
   // between one pair of stages and another between a second pair, or one move alone), from the best
   // plan, until a whole pass over them changes nothing. Escapes the optima of single moves where each
   // move alone makes the plan slower (a stage over its memory, or one that becomes the slowest).
-  // Stops at `until_ms` or the budget (given up) or pauses at the end of the slice.
-  PhaseStatus improve_in_pairs(double until_ms);
+  // Stops at `until_work` or the budget (given up) or pauses at the end of the slice.
+  PhaseStatus improve_in_pairs(std::int64_t until_work);
   // A pass tries every pair of the V (V - 1) single moves, about V^4 / 2 plans: only problems of at
   // most 27 virtual stages (kMaxPairsPerPass pairs) run it.
   [[nodiscard]] bool pairs_apply() const {

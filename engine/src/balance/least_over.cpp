@@ -13,8 +13,9 @@ LeastOverSweep::LeastOverSweep(const BalanceProblem& problem) : p_(problem), v_(
 
 PhaseStatus LeastOverSweep::step(Budget& budget) {
   while (v_ >= 0) {
-    if (budget.out_of_time()) return PhaseStatus::given_up;
+    if (budget.out_of_budget()) return PhaseStatus::given_up;
     row(v_--);
+    budget.add_work(1 + p_.L / 8);  // a row: each start layer once, with its window (about 8 per node's work)
     if (budget.slice_over() && v_ >= 0) return PhaseStatus::paused;  // at least one row per slice
   }
   return PhaseStatus::done;

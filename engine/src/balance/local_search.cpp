@@ -10,7 +10,7 @@
 
 namespace ppb::balancer {
 
-PhaseStatus BranchAndBound::improve_locally(double until_ms) {
+PhaseStatus BranchAndBound::improve_locally(std::int64_t until_work) {
   if (best_ends_.empty()) return PhaseStatus::done;
   const KeepFlags keep(*this);
   // One layer moves from stage j to stage i (step +1, i < j) or back (step -1): the boundaries
@@ -39,12 +39,12 @@ PhaseStatus BranchAndBound::improve_locally(double until_ms) {
     const double before = best_time_;
     try_plan(ends);
     moved_ = moved_ || best_time_ < before;
-    if (move_ % (2 * p_.V) == 0 && budget_.past(until_ms)) return PhaseStatus::given_up;
+    if (move_ % (2 * p_.V) == 0 && budget_.past_work(until_work)) return PhaseStatus::given_up;
     if (budget_.slice_over()) return PhaseStatus::paused;
   }
 }
 
-PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
+PhaseStatus BranchAndBound::improve_in_pairs(std::int64_t until_work) {
   if (best_ends_.empty()) return PhaseStatus::done;
   if (!pairs_apply()) return PhaseStatus::done;
   if (moves_.empty())
@@ -82,7 +82,7 @@ PhaseStatus BranchAndBound::improve_in_pairs(double until_ms) {
     } else if (++second_move_ == moves_.size()) {
       second_move_ = ++first_move_;
     }
-    if (++pair_tries_ % (2 * p_.V) == 0 && budget_.past(until_ms)) return leave(PhaseStatus::given_up);
+    if (++pair_tries_ % (2 * p_.V) == 0 && budget_.past_work(until_work)) return leave(PhaseStatus::given_up);
     if (budget_.slice_over()) return leave(PhaseStatus::paused);
   }
 }

@@ -41,6 +41,9 @@ void sweep(Frontier& f) {
 // A match is still checked layer by layer (find_same); the hash only narrows the candidates.
 constexpr std::uint64_t kMod[2] = {2'147'483'647, 1'000'000'007};
 constexpr std::uint64_t kBase[2] = {1'000'003, 911'382'323};
+// A frontier built, in units of work (about one search node): the hashing, lookup and allocation,
+// and its points, a few nodes' time apiece (measured on the benchmark set, docs/benchmarks.md).
+constexpr std::int64_t kBuildWork = 4;
 
 }  // namespace
 
@@ -66,7 +69,7 @@ const Frontier& FrontierCache::build(int a, int b) {
     auto built = std::make_unique<Frontier>(extend(prev, problem_.layer(e - 1)));
     note_error(built->error);
     cached_points_ += built->size();
-    budget_.add_work(1 + static_cast<std::int64_t>(built->size() / 64));
+    budget_.add_work(kBuildWork + static_cast<std::int64_t>(built->size() / 2));
     by_range_[key(a, e)] = built.get();
     by_hash_[range_hash(a, e)].push_back({a, e, std::move(built)});
   }

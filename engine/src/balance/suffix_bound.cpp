@@ -6,7 +6,12 @@
 
 namespace ppb::balancer {
 
-void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
+namespace {
+// Table cells per unit of work (about one search node's time).
+constexpr std::int64_t kCellsPerUnit = 1;
+}  // namespace
+
+void SuffixBound::start(bool with_recompute, std::int64_t until_work, std::int64_t now_work) {
   const int V = p_.V, L = p_.L;
   table_.assign(static_cast<std::size_t>(V) + 1, std::vector<double>(static_cast<std::size_t>(L) + 1, kInf));
   next_.assign(static_cast<std::size_t>(V), std::vector<int>(static_cast<std::size_t>(L) + 1, -1));
@@ -17,10 +22,10 @@ void SuffixBound::start(bool with_recompute, double until_ms, double now_ms) {
                       std::vector<double>(static_cast<std::size_t>(L) + 1, with_recompute && V == p_.pp ? kInf : 0.0));
   least_extra_[static_cast<std::size_t>(V)][static_cast<std::size_t>(L)] = 0;
   with_recompute_ = with_recompute;
-  until_ms_ = until_ms;
+  until_work_ = until_work;
   a_ = L;
-  start_ms_ = now_ms;
-  pace_ms_ = std::max(1.0, (until_ms - now_ms) / 32);
+  start_work_ = now_work;
+  pace_work_ = std::max<std::int64_t>(1, (until_work - now_work) / 32);
 }
 
 PhaseStatus SuffixBound::step(Budget& budget) {
@@ -32,12 +37,13 @@ PhaseStatus SuffixBound::step(Budget& budget) {
   // Start layer outermost (descending), so each start's frontier chain is used in one burst.
   for (; a_ >= 0; --a_) {
     const int a = a_;
-    const double now_ms = budget.elapsed_ms();
-    if (now_ms > until_ms_) return PhaseStatus::given_up;
-    if (a < p_.L && now_ms - start_ms_ >= pace_ms_) {
-      const double per_row_ms = (now_ms - start_ms_) / (p_.L - a);
-      if (now_ms + per_row_ms * (a + 1) > until_ms_) return PhaseStatus::given_up;
+    const std::int64_t now = budget.work();
+    if (now > until_work_ || budget.out_of_budget()) return PhaseStatus::given_up;
+    if (a < p_.L && now - start_work_ >= pace_work_) {
+      const double per_row = static_cast<double>(now - start_work_) / (p_.L - a);
+      if (static_cast<double>(now) + per_row * (a + 1) > static_cast<double>(until_work_)) return PhaseStatus::given_up;
     }
+    std::int64_t cells = 0;  // the row's work: its cells, the frontiers count their own
     frontiers_.trim();
     for (int v = V - 1; v >= 0; --v) {
       const int s = p_.stage_of(v);
@@ -64,7 +70,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
         }
         least_extra_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = least;
       }
-      for (int b = p_.first_end(v, a); b <= last; ++b) {
+      for (int b = p_.first_end(v, a); b <= last; ++b, ++cells) {
         const double after = after_row[static_cast<std::size_t>(b)];
         if (after == kInf) continue;
         const double extra = V != pp ? 0.0 : stage_extra(b);
@@ -89,6 +95,7 @@ PhaseStatus SuffixBound::step(Budget& budget) {
       table_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best;
       next_[static_cast<std::size_t>(v)][static_cast<std::size_t>(a)] = best_b;
     }
+    budget.add_work(1 + cells / kCellsPerUnit);
     if (budget.slice_over() && a > 0) {  // at least one row per slice
       --a_;
       return PhaseStatus::paused;

@@ -24,9 +24,9 @@ class SuffixBound {
   // its most-saving options fit (a weaker bound without frontiers: O(prices) per cell instead of a
   // frontier per range, which on thousands of distinct layers is what dominates). The prefix times of earlier stages
   // are taken without recompute and with the cheapest transfer. The table is built by step() and given up as soon as
-  // `until_ms` (time spent) passes or the rows left, at the pace of the rows built so far, could not be built before
-  // it: a table that cannot finish in its share is given up early, not at its end. `now_ms` is the time spent so far.
-  void start(bool with_recompute, double until_ms, double now_ms);
+  // `until_work` (work done) passes or the rows left, at the pace of the rows built so far, could not be built before
+  // it: a table that cannot finish in its share is given up early, not at its end. `now_work` is the work done so far.
+  void start(bool with_recompute, std::int64_t until_work, std::int64_t now_work);
   // Builds rows until done, given up, or the slice ends (paused).
   PhaseStatus step(Budget& budget);
   // A table of zeros: no bound beyond the stages' own.
@@ -55,10 +55,10 @@ class SuffixBound {
   std::vector<std::vector<double>> least_extra_;
   // The table being built: its kind, its deadline, the next row (start layer) and its pace.
   bool with_recompute_ = true;
-  double until_ms_ = 0;
+  std::int64_t until_work_ = 0;
   int a_ = -1;
-  double start_ms_ = 0;  // when the table started
-  double pace_ms_ = 1;   // the time after which its pace is projected
+  std::int64_t start_work_ = 0;  // the work done when the table started
+  std::int64_t pace_work_ = 1;   // the work after which the pace is read
 };
 
 }  // namespace ppb::balancer

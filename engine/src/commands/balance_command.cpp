@@ -31,14 +31,18 @@ json baseline_json(const Estimate& baseline, const Request& request) {
   return out;
 }
 
-struct BalanceSettings {
-  std::vector<int> recompute_options;
-  std::string mode = "optimal";
-  int offset_range = 1;
-  std::int64_t max_candidates = 10'000;
-  double tolerance = 0;
-  double time_budget_ms = 2000;
-};
+json gain_json(const Estimate& plan, const Estimate& baseline) {
+  const double saved = baseline.step_time_ms - plan.step_time_ms;
+  double plan_peak = 0, base_peak = 0;
+  for (const auto& s : plan.stages) plan_peak = std::max(plan_peak, s.memory.peak_mib);
+  for (const auto& s : baseline.stages) base_peak = std::max(base_peak, s.memory.peak_mib);
+  return {{"step_time_ms", saved},
+          {"step_time_fraction", baseline.step_time_ms > 0 ? saved / baseline.step_time_ms : 0.0},
+          {"peak_mib", base_peak - plan_peak},
+          {"imbalance_max_over_mean", baseline.imbalance_max_over_mean - plan.imbalance_max_over_mean}};
+}
+
+}  // namespace
 
 BalanceSettings parse_balance(const json& document, const Model& model, bool layers_known, Diagnostics& d) {
   BalanceSettings settings;
@@ -64,6 +68,8 @@ BalanceSettings parse_balance(const json& document, const Model& model, bool lay
   if (auto range = f.integer("offset_range", {0, 64, "OFFSET_RANGE_INVALID"}))
     settings.offset_range = static_cast<int>(*range);
   settings.tolerance = f.number("tolerance", {.max = 1, .over_code = "OUT_OF_RANGE"}).value_or(settings.tolerance);
+  settings.work_budget =
+      f.integer("work_budget", {1, limits::max_work_budget, "OUT_OF_RANGE"}).value_or(settings.work_budget);
   settings.time_budget_ms =
       f.number("time_budget_ms", {.min = 0, .min_exclusive = true, .max = 600'000, .over_code = "OUT_OF_RANGE"})
           .value_or(settings.time_budget_ms);
@@ -71,19 +77,6 @@ BalanceSettings parse_balance(const json& document, const Model& model, bool lay
       f.integer("max_candidates", {1, 1'000'000, "OUT_OF_RANGE"}).value_or(settings.max_candidates);
   return settings;
 }
-
-json gain_json(const Estimate& plan, const Estimate& baseline) {
-  const double saved = baseline.step_time_ms - plan.step_time_ms;
-  double plan_peak = 0, base_peak = 0;
-  for (const auto& s : plan.stages) plan_peak = std::max(plan_peak, s.memory.peak_mib);
-  for (const auto& s : baseline.stages) base_peak = std::max(base_peak, s.memory.peak_mib);
-  return {{"step_time_ms", saved},
-          {"step_time_fraction", baseline.step_time_ms > 0 ? saved / baseline.step_time_ms : 0.0},
-          {"peak_mib", base_peak - plan_peak},
-          {"imbalance_max_over_mean", baseline.imbalance_max_over_mean - plan.imbalance_max_over_mean}};
-}
-
-}  // namespace
 
 // A balance request read and checked: the request with its partition and recompute left open, the
 // balance settings, the pipeline shape and the warnings to repeat in the response.
@@ -129,6 +122,7 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   options.allow_empty_stages = request.pipeline.allow_empty_stages;
   options.tolerance = out.settings.tolerance;
   options.components = request.components;
+  options.work_budget = out.settings.work_budget;
   options.time_budget_ms = out.settings.time_budget_ms;
   return true;
 }

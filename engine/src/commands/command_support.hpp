@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "ppb/balance/balance.hpp"
 #include "ppb/commands/commands.hpp"
 #include "ppb/core/diagnostics.hpp"
 #include "ppb/model/request.hpp"
@@ -40,6 +42,19 @@ class RequestClock {
  private:
   std::chrono::steady_clock::time_point arrived_ = std::chrono::steady_clock::now();
 };
+
+// The `balance` section: the recompute options PPB may use (every option the model offers unless
+// stated; names are checked against the model when `layers_known`), the mode, the budgets.
+struct BalanceSettings {
+  std::vector<int> recompute_options;
+  std::string mode = "optimal";
+  int offset_range = 1;
+  std::int64_t max_candidates = 10'000;
+  double tolerance = 0;
+  std::int64_t work_budget = kDefaultWorkBudget;
+  double time_budget_ms = 60'000;
+};
+BalanceSettings parse_balance(const nlohmann::json& document, const Model& model, bool layers_known, Diagnostics& d);
 
 // Each command owns its request document, so that a command with a time budget can free it (for a
 // large model, as long as parsing it) inside the budget rather than after the answer.

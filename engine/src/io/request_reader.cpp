@@ -376,7 +376,7 @@ Request parse_request(const json& document, Diagnostics& d) {
     return request;
   }
   FieldReader top(document, "", d);
-  top.allow({"balance", "search", "export", "transformer", "parallel"});  // read by their own parsers
+  top.allow({"balance", "search", "export", "compare", "transformer", "parallel"});  // read by their own parsers
   Unread& unread = request.unread;
   StatedTrainingState state;
   DocumentBytes document_bytes;

@@ -23,6 +23,17 @@ json recompute_map(const std::map<std::string, std::vector<int>>& m) {
 
 }  // namespace
 
+json plan_json(const Plan& plan, const Model& model) {
+  json recompute = json::object();
+  for (const auto& [k, v] : recompute_layers_of(plan, model)) recompute[k] = v;
+  json counts = json::object();
+  for (const auto& [k, v] : recompute_counts_of(plan, model)) counts[k] = v;
+  return {{"stage_layers", plan.stage_layers},
+          {"layer_offset", layer_offset_of(plan, model)},
+          {"layer_recompute", recompute},
+          {"recompute_counts", counts}};
+}
+
 json throughput_json(double samples_per_s, const Estimate& e) {
   return {{"samples_per_s", samples_per_s},
           {"tokens_per_s_per_device", e.tokens_per_s_per_device ? json(*e.tokens_per_s_per_device) : json(nullptr)},

@@ -96,7 +96,7 @@ std::vector<int> read_recompute_options(const json& document, FieldReader& secti
   return list ? read_recompute_option_list(*list, b.at("recompute_options"), model, d) : every;
 }
 
-SearchSettings read_settings(FieldReader& section, double& candidate_time_ms, Diagnostics& d) {
+SearchSettings read_settings(FieldReader& section, SearchProblem& problem, Diagnostics& d) {
   SearchSettings settings;
   const IntegerRange count{1, limits::max_batch, "OUT_OF_RANGE"};
   const NumberRange budget{.min = 0, .min_exclusive = true, .max = 3'600'000, .over_code = "OUT_OF_RANGE"};
@@ -115,7 +115,9 @@ SearchSettings read_settings(FieldReader& section, double& candidate_time_ms, Di
   settings.tie_fraction =
       section.number("tie_fraction", {.max = 0.5, .over_code = "OUT_OF_RANGE"}).value_or(settings.tie_fraction);
   settings.time_budget_ms = section.number("time_budget_ms", budget).value_or(settings.time_budget_ms);
-  candidate_time_ms = section.number("candidate_time_ms", budget).value_or(candidate_time_ms);
+  problem.candidate_work =
+      section.integer("candidate_work", {1, limits::max_work_budget, "OUT_OF_RANGE"}).value_or(problem.candidate_work);
+  problem.candidate_time_ms = section.number("candidate_time_ms", budget).value_or(problem.candidate_time_ms);
   return settings;
 }
 
@@ -264,7 +266,7 @@ std::optional<SearchRequest> parse_search_request(const json& document, Diagnost
     // Every field of the section is read in this scope; the reader warns about the others at its end.
     FieldReader section(section_json, "/search", d);
     out.problem.recompute_options = read_recompute_options(document, section, request.model, d);
-    out.settings = read_settings(section, out.problem.candidate_time_ms, d);
+    out.settings = read_settings(section, out.problem, d);
     const SearchSpace space = read_space(document, section, request, d);
     if (!d.ok()) return std::nullopt;
     out.enumeration = enumerate_search_space(space, kMaxSpace);

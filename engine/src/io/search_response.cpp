@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "infeasibility_response.hpp"
+#include "ppb/io/response_writer.hpp"
 #include "ppb/plan/plan.hpp"
 
 namespace ppb::detail {
@@ -16,17 +17,6 @@ json reasons_json(const std::vector<ReasonCount>& groups) {
   json out = json::array();
   for (const ReasonCount& g : groups) out.push_back({{"reason", g.reason}, {"count", g.count}});
   return out;
-}
-
-json plan_json(const Plan& plan, const Model& model) {
-  json recompute = json::object();
-  for (const auto& [k, v] : recompute_layers_of(plan, model)) recompute[k] = v;
-  json counts = json::object();
-  for (const auto& [k, v] : recompute_counts_of(plan, model)) counts[k] = v;
-  return {{"stage_layers", plan.stage_layers},
-          {"layer_offset", layer_offset_of(plan, model)},
-          {"layer_recompute", recompute},
-          {"recompute_counts", counts}};
 }
 
 json best_json(const std::optional<BestCandidate>& best) {
@@ -124,6 +114,7 @@ json search_result_json(const SearchResult& r, const SearchProblem& problem) {
           {"elapsed_ms", r.elapsed_ms},
           {"rank_by", rank_by_name(r.rank_by)},
           {"partial", r.partial},
+          {"stopped_early", r.stopped_early},
           {"cancelled", r.cancelled}};
 }
 

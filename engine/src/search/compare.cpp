@@ -1,6 +1,8 @@
 // Schedules side by side: the request's plan resolved and estimated once per schedule.
 #include "ppb/search/compare.hpp"
 
+#include <algorithm>
+
 #include "ppb/plan/checked_plan.hpp"
 #include "ppb/simulate/estimate.hpp"
 
@@ -17,8 +19,9 @@ int chunks_for(Schedule schedule, int requested) {
 
 }  // namespace
 
-std::vector<ScheduleComparison> compare_schedules(const Request& request) {
+std::vector<ScheduleComparison> compare_schedules(const Request& request, const CompareOptions& options) {
   std::vector<ScheduleComparison> rows;
+  std::vector<Request> requests;  // each row's request, to balance once the rows that run are known
   const int given_virtual_stages = request.pipeline.pp_degree * request.pipeline.vpp_degree;
   for (Schedule schedule : all_schedules) {
     ScheduleComparison row;
@@ -45,11 +48,31 @@ std::vector<ScheduleComparison> compare_schedules(const Request& request) {
     const auto plan = checked_plan(r, d);
     if (!plan || !d.ok()) {
       row.problems = d.errors();
-      rows.push_back(std::move(row));
-      continue;
+    } else {
+      row.runs = true;
+      row.plan = *plan;
     }
-    const Estimate e = estimate(r.model, r.device, *plan, false, r.components);
-    row.runs = true;
+    rows.push_back(std::move(row));
+    requests.push_back(std::move(r));
+  }
+  std::int64_t running = 0;
+  for (const ScheduleComparison& row : rows) running += row.runs ? 1 : 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ScheduleComparison& row = rows[i];
+    if (!row.runs) continue;
+    const Request& r = requests[i];
+    if (options.balanced) {
+      BalanceOptions shared = options.balance;
+      shared.work_budget = std::max<std::int64_t>(1, options.balance.work_budget / running);
+      shared.allow_empty_stages = r.pipeline.allow_empty_stages;
+      shared.components = r.components;
+      const BalanceResult found = balance(r.model, r.device, *row.plan, shared);
+      row.plan = found.plan;
+      row.proven_optimal = found.proven_optimal;
+      row.work = found.work;
+      row.clock_cut = found.clock_cut;
+    }
+    const Estimate e = estimate(r.model, r.device, *row.plan, false, r.components);
     row.feasible = e.feasible;
     row.step_time_ms = e.step_time_ms;
     row.span_ms = e.span_ms;
@@ -60,7 +83,6 @@ std::vector<ScheduleComparison> compare_schedules(const Request& request) {
         row.peak_mib = st.memory.peak_mib;
         row.peak_stage = st.stage;
       }
-    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -98,6 +98,7 @@ SearchResult Search::result(bool cancelled) const {
   // A cancel after the last combination cut nothing: the result is whole.
   const bool unfinished = evaluated_.size() < enumeration_.combinations.size();
   out.partial = budget_hit_ || unfinished || enumeration_.over_limit;
+  for (const SearchCandidate& c : evaluated_) out.stopped_early += c.figures && c.figures->stopped_early ? 1 : 0;
   out.cancelled = cancelled && unfinished;
   return out;
 }

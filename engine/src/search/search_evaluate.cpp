@@ -72,6 +72,7 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   BalanceOptions options;
   options.recompute_options = problem.recompute_options;
   options.allow_empty_stages = problem.allow_empty_stages;
+  options.work_budget = problem.candidate_work;
   options.time_budget_ms = problem.candidate_time_ms;
   options.components = problem.components;
   const BalanceResult found = balance(model, problem.device, shape, options);
@@ -93,6 +94,7 @@ SearchCandidate evaluate_candidate(const SearchProblem& problem, const SearchCom
   f.imbalance_max_over_mean = e.imbalance_max_over_mean;
   f.imbalance_max_minus_min_ms = e.imbalance_max_minus_min_ms;
   f.proven_optimal = found.proven_optimal;
+  f.stopped_early = found.clock_cut;
   f.within_tolerance = found.within_tolerance;
   f.throughput_samples_per_s = samples / (e.step_time_ms / 1000.0);
   f.mfu = e.mfu;

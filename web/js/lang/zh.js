@@ -524,12 +524,22 @@ export const ZH = {
 
   // ---- schedules side by side (js/schedule-panel.js, js/views/schedules.js) ----
   'Schedules side by side': '各调度并排对比',
-  'The plan shown under every schedule, with the same model, pp_degree, micro batches and memory limit. A schedule that runs another number of chunks gets the even split (marked *). Click a row to show its plan.':
-    '当前方案在每种调度下的结果：模型、pp_degree、微批次和显存上限都相同。模型块数不同的调度使用均匀切分（标 *）。点击一行即显示该方案。',
+  'Every schedule with the same model, pp_degree, micro batches and memory limit. Click a row to show its plan.':
+    '每种调度使用相同的模型、pp_degree、微批次和显存上限。点击一行即显示该方案。',
+  'Which plan each schedule runs': '每种调度运行哪个方案',
+  'Each at its best (PPB)': '各自最优（PPB）',
+  'The plan shown under every schedule; a schedule that runs another number of chunks gets the even split (marked *).':
+    '当前方案在每种调度下的结果；模型块数不同的调度使用均匀切分（标 *）。',
+  'Each schedule\'s own best plan under the memory limit: PPB balances every schedule (they share one work budget), so a schedule that needs another partition or recompute to fit is not judged by the plan shown.':
+    '每种调度在显存上限内各自的最优方案：PPB 对每种调度分别做均衡（共用一份工作量预算），因此需要别的切分或重计算才能放下的调度不会按当前方案评判。',
+  'Each schedule at its best (PPB) · click a row to show its plan': '每种调度各自最优（PPB）· 点击一行即显示其方案',
+  'No schedule has a plan that fits the memory limit.': '没有任何调度有放得下显存上限的方案。',
   'Schedules side by side, as a table': '各调度并排对比（表格）',
   schedules: '调度对比',
   'fastest step': '单步最快',
   'fastest span': '跨度最短',
+  proven: '已证明最优',
+  'not proven': '未证明最优',
   'span ms': '跨度 ms',
   'span bubble': '跨度气泡',
   'largest peak MiB': '最大峰值 MiB',

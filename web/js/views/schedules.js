@@ -42,6 +42,8 @@ function marks(result, row) {
   const list = [];
   if (result.fastest === row.schedule) list.push(t('fastest step'));
   if (result.fastest_by_span === row.schedule && result.fastest_by_span !== result.fastest) list.push(t('fastest span'));
+  // Balanced, each row's plan is PPB's: proven the fastest that fits, or the best the work budget found.
+  if (result.plans === 'balanced' && row.runs) list.push(row.proven_optimal ? t('proven') : t('not proven'));
   return list.join(t(', '));
 }
 
@@ -93,13 +95,17 @@ export function renderScheduleTable(result, { current, onOpen }) {
       on: row.runs ? activates(open) : {},
     }, [el('th', { attrs: { scope: 'row' } }, [nameCell(row)]), ...cells]);
   });
-  const partitionNote = result.schedules.some((row) => row.runs && !row.partition_as_given)
+  const balanced = result.plans === 'balanced';
+  const partitionNote = !balanced && result.schedules.some((row) => row.runs && !row.partition_as_given)
     ? t(' · * the even split: the plan\'s partition has another number of virtual stages') : '';
   for (const [i, row] of result.schedules.entries()) {
-    if (row.runs && !row.partition_as_given) rows[i].querySelector('th')?.append(el('span', { class: 'muted', text: ' *' }));
+    if (!balanced && row.runs && !row.partition_as_given) rows[i].querySelector('th')?.append(el('span', { class: 'muted', text: ' *' }));
   }
+  const caption = balanced
+    ? t('Each schedule at its best (PPB) · click a row to show its plan')
+    : t('The plan shown under every schedule · click a row to show it{note}', { note: partitionNote });
   return el('table', { class: 'schedule-table', attrs: { id: 'schedule-table' } }, [
-    el('caption', { text: t('The plan shown under every schedule · click a row to show it{note}', { note: partitionNote }) }),
+    el('caption', { text: caption }),
     el('thead', {}, [head]),
     el('tbody', {}, rows),
   ]);
@@ -208,7 +214,7 @@ export function renderScheduleVerdict(result) {
   /** @type {(string | HTMLElement)[]} */
   let parts;
   if (!result.fastest) {
-    parts = [t('No schedule fits the memory limit with this plan.'), rest];
+    parts = [result.plans === 'balanced' ? t('No schedule has a plan that fits the memory limit.') : t('No schedule fits the memory limit with this plan.'), rest];
   } else {
     const fastest = result.schedules.find((row) => row.schedule === result.fastest);
     parts = withNames('Fastest that fits: {name}, {time} per step.', { name: result.fastest }, { time: `${orDash(fastest?.step_time_ms)} ms` });

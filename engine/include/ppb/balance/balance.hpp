@@ -24,15 +24,26 @@
 
 namespace ppb {
 
+// The balance command's work budget: about 2 s natively on the benchmark set's hardest balances
+// (docs/benchmarks.md); a search's candidates get kDefaultCandidateWork each.
+inline constexpr std::int64_t kDefaultWorkBudget = 8'000'000;
+inline constexpr std::int64_t kDefaultCandidateWork = 30'000;
+
 struct BalanceOptions {
   std::vector<int> recompute_options;  // indices into Model::recompute_options the balancer may use
   bool allow_empty_stages = false;
   std::int64_t node_budget = 2'000'000;  // search nodes before giving up the proof
   std::int64_t simulation_budget = 200'000;
-  double time_budget_ms = 1e12;  // wall clock for every phase of the balance
+  // The work the balance may do, in units of about one search node (a table row, a frontier, a
+  // plan tried count in the same units; docs/ppb.md). It alone decides where the phases end, so that
+  // a request gives the same plan on every machine and runtime.
+  std::int64_t work_budget = kDefaultWorkBudget;
+  // A wall-clock safety cap on every phase of the balance. An answer it cuts depends on the machine
+  // and says so (BalanceResult::clock_cut).
+  double time_budget_ms = 1e12;
   // Time already spent on the request (reading it, and what the answer will need after the
-  // balance) when the balance starts; it counts against time_budget_ms, so that the budget covers
-  // the whole command.
+  // balance) when the balance starts; it counts against time_budget_ms, so that the cap covers the
+  // whole command.
   double spent_before_ms = 0;
   // Milliseconds on a monotonic clock, read by the balance to keep its time budget; empty means
   // std::chrono::steady_clock. Tests inject a clock of their own, so that no test depends on speed.
@@ -58,9 +69,11 @@ struct BalanceOptions {
 // several chunks per stage): a branch and cut over layer counts whose end proves the best plan.
 struct BalancePhase {
   std::string name;
-  double start_ms = 0;  // since the balance started, on its clock
+  double start_ms = 0;  // since the balance started, on the wall clock (a report: nothing reads it)
   double end_ms = 0;
-  bool complete = false;  // ran to its end, not cut by the budget or given up
+  std::int64_t start_work = 0;  // work done before it (BalanceOptions::work_budget's units)
+  std::int64_t work = 0;        // work it did
+  bool complete = false;        // ran to its end, not cut by the budget or given up
 };
 
 struct BalanceResult {
@@ -75,6 +88,8 @@ struct BalanceResult {
   std::optional<double> within_tolerance;
   std::int64_t nodes = 0;
   std::int64_t simulations = 0;
+  std::int64_t work = 0;             // work done, in BalanceOptions::work_budget's units
+  bool clock_cut = false;            // the wall-clock cap ended the balance before its work budget: machine-dependent
   std::vector<std::string> notes;    // why the result is not proven optimal, when it is not
   std::vector<BalancePhase> phases;  // the phases that ran
 };

@@ -45,6 +45,9 @@ inline constexpr std::int64_t max_diagnostics = 1'000;
 // ---- balance and search
 // Virtual stages x (expanded layers + 1): the size of the balancer's bound tables (BALANCE_LIMIT).
 inline constexpr std::int64_t max_balance_cells = 4'000'000;
+// A balance's work budget (balance.work_budget, search.candidate_work), in units of about one search
+// node: 10^10 is hours natively.
+inline constexpr std::int64_t max_work_budget = 10'000'000'000;
 // Candidates (pp x vpp x micro_batch_num x schedule combinations) one search may span (SEARCH_LIMIT).
 inline constexpr std::int64_t max_search_candidates = 100'000;
 

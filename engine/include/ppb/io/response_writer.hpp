@@ -17,6 +17,10 @@ namespace ppb {
 // samples per micro batch (1 each when the request states neither).
 nlohmann::json estimate_json(const Estimate& estimate, const Request& request, bool include_timeline);
 
+// A plan in the forms a row that opens it needs: stage_layers, layer_offset, layer_recompute and
+// recompute_counts (a search candidate's `plan`, a compare row's).
+nlohmann::json plan_json(const Plan& plan, const Model& model);
+
 // `result.throughput`: samples per second as given, tokens per second per device and MFU from the estimate
 // (null when not known).
 nlohmann::json throughput_json(double samples_per_s, const Estimate& estimate);

@@ -60,7 +60,10 @@ struct SearchResult {
   std::optional<Infeasibility> infeasibility;
   double elapsed_ms = 0;  // time spent reading the request and evaluating
   RankBy rank_by = RankBy::throughput;
-  bool partial = false;    // not every combination was evaluated
+  bool partial = false;  // not every combination was evaluated
+  // Candidates whose balance the wall-clock cap cut before its work budget: their plans depend on the
+  // machine (0 normally).
+  std::int64_t stopped_early = 0;
   bool cancelled = false;  // cancelled before the last combination
 };
 

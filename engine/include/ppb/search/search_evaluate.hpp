@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ppb/balance/balance.hpp"
 #include "ppb/model/device.hpp"
 #include "ppb/model/model.hpp"
 #include "ppb/model/stage_component.hpp"
@@ -27,7 +28,8 @@ struct SearchProblem {
   std::vector<StageComponent> components;
   std::vector<int> recompute_options;  // indices into Model::recompute_options PPB may use
   bool allow_empty_stages = false;
-  double candidate_time_ms = 15;  // PPB's time budget per candidate
+  std::int64_t candidate_work = kDefaultCandidateWork;  // PPB's work budget per candidate (BalanceOptions)
+  double candidate_time_ms = 1000;                      // its wall-clock safety cap per candidate
   // Samples per micro batch; none counts as 1, as in the batch arithmetic.
   std::optional<std::int64_t> micro_batch_size;
   // The request's training state: where set, each candidate holds the model's state sharded over
@@ -58,7 +60,8 @@ struct CandidateFigures {
   double throughput_samples_per_s = 0;
   std::optional<double> mfu;  // as the estimate's (estimate.hpp)
   std::optional<double> tokens_per_s_per_device;
-  bool tight = false;  // fits, but leaves less than device.memory_margin of the limit free (device.hpp)
+  bool tight = false;          // fits, but leaves less than device.memory_margin of the limit free (device.hpp)
+  bool stopped_early = false;  // its balance was cut by the wall-clock cap (candidate_time_ms), not its work
   std::optional<EvenSplitFigures> even_split;  // none when it would leave a virtual stage empty
   // Even split step time less this one, only where the even split fits; otherwise gain_note says why not.
   std::optional<double> gain_ms;
