@@ -192,6 +192,8 @@ export const ZH = {
   'PPB: the best plan so far, still balancing': 'PPB：目前最好的方案，仍在均衡中',
   'PPB plan, within {share} of the optimum': 'PPB 方案，与最优相差不超过 {share}',
   'PPB plan': 'PPB 方案',
+  'This PPB plan came with the link: it is shown as it was balanced, not balanced again.': '此 PPB 方案随链接而来：按其均衡时的样子显示，未重新均衡。',
+  'Re-balance': '重新均衡',
   'your layer_offset': '你的 layer_offset',
   ' · {n} virtual stages, chunk-major': ' · {n} 个虚拟阶段，按模型块排列',
   'Choose PPB or a layer_offset to compare it with the even split, or pin this plan and change the inputs to compare any two plans.':
