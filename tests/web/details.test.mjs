@@ -47,6 +47,10 @@ test('a number too large for JSON is named by its path, and a JSON error by its 
   // Line 4 is `    {"name": "a",}`: the property name expected at column 18, where the brace is.
   await upload(page, 'comma.json', '{\n  "format": "ppb.model.v1",\n  "layers": [\n    {"name": "a",}\n  ]\n}', ['error']);
   assert.match(await alert.first().textContent() ?? '', /comma\.json is not valid JSON: line 4, column 18: /);
+  // A double comma: the second comma is the first character that is not JSON, at column 18 (16 characters of
+  // `{"layers": [1, 2` and the first comma before it); not the end of the text, where the browser's parser points.
+  await upload(page, 'double.json', '{"layers": [1, 2,, 3]}', ['error']);
+  assert.match(await alert.first().textContent() ?? '', /double\.json is not valid JSON: line 1, column 18: a value is missing before this comma/);
   // Cut short: where the text ends.
   await upload(page, 'short.json', '{\n  "layers": [', ['error']);
   assert.match(await alert.first().textContent() ?? '', /short\.json is not valid JSON: line 2, column 14: the text ends before the JSON does/);
