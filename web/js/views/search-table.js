@@ -9,7 +9,8 @@ import { finite } from './summary.js';
 
 /**
  * @typedef {{key: string, label: string, value: (c: SearchCandidate, index: number) => number | string | null,
- *            show?: (c: SearchCandidate, index: number) => string}} Column
+ *            show?: (c: SearchCandidate, index: number) => string, more?: boolean}} Column
+ *   more: shown only when the person asks for every column (the table fits 1280 px without them)
  */
 
 /** @param {number | null | undefined} v @param {(v: number) => string} [format] */
@@ -54,12 +55,12 @@ const COLUMNS = [
   { key: 'schedule', label: 'schedule', value: (c) => c.schedule },
   { key: 'throughput_samples_per_s', label: 'samples / s', value: samplesPerS, show: (c) => orDash(samplesPerS(c)) },
   { key: 'mfu', label: 'MFU', value: mfuOf, show: (c) => orDash(mfuOf(c), percent) },
-  { key: 'tokens_per_s_per_device', label: 'tokens / s / device', value: tokensOf, show: (c) => orDash(tokensOf(c)) },
-  { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms) },
+  { key: 'tokens_per_s_per_device', label: 'tokens / s / device', value: tokensOf, show: (c) => orDash(tokensOf(c)), more: true },
+  { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms), more: true },
   { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => orDash(c.step_time_ms) },
   { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
-  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
-  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText },
+  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent), more: true },
+  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText, more: true },
   { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: fitsText },
 ];
 
@@ -89,14 +90,16 @@ export function sortedIndices(result, sort) {
 
 /**
  * @param {SearchResult} result
- * @param {{sort: Sort, selected: number | null, onSort: (sort: Sort) => void, onOpen: (index: number) => void}} options
+ * @param {{sort: Sort, selected: number | null, onSort: (sort: Sort) => void, onOpen: (index: number) => void,
+ *          allColumns?: boolean}} options allColumns: the columns that can go (tokens per device, time per sample,
+ *   bubble, the gain) shown too; else they are hidden (still in the table, for automation and screen readers' tables)
  * @returns {HTMLElement}
  */
-export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
+export function renderSearchTable(result, { sort, selected, onSort, onOpen, allColumns = false }) {
   const front = new Set(result.pareto);
   const head = el('tr', {}, COLUMNS.map((column) => {
     const active = sort.key === column.key;
-    return el('th', { attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
+    return el('th', { class: column.more ? 'more-column' : undefined, attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
       el('button', { class: 'sort', text: t(column.label) + (active ? (sort.descending ? ' ▾' : ' ▴') : ''), attrs: { type: 'button' },
         on: { click: () => onSort({ key: column.key, descending: active ? !sort.descending : false }) } }),
     ]);
@@ -118,13 +121,13 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
       // The engine's note on a missing gain (English, as the row's reasons are).
       const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? c.gain_note : null;
       const tight = column.key === 'feasible' && c.feasible && c.tight === true;
-      return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
+      return el('td', { class: column.more ? 'more-column' : undefined, text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
         attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null,
           title: note ?? (tight ? t('Fits, but its peak is within the device\'s memory margin: fragmentation may tip it over.') : null),
           'data-title-from': note ? 'engine' : null } });
     }));
   });
-  return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
+  return el('table', { class: allColumns ? 'search-table all-columns' : 'search-table', attrs: { id: 'search-table' } }, [
     el('caption', { text: t('{n} candidates · ◆ on the Pareto front · click a row to open its plan', { n: count(result.candidates.length) }) }),
     el('thead', {}, [head]),
     el('tbody', {}, rows),
@@ -225,3 +228,6 @@ export function renderVerdict(result, { limit }) {
       reasons.map((reason) => el('li', { text: reason }))) : null,
   ]);
 }
+
+/** How many columns the table hides until asked for all. */
+export const MORE_COLUMNS = COLUMNS.filter((column) => column.more).length;
