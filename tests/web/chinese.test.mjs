@@ -103,11 +103,15 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   await page.click('#tf-build');
   await waitForState(page, ['ready'], 60_000);
   assert.deepEqual(await englishLeft(page), [], 'a transformer preset built');
-  // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
+  // After a search: the table, its verdict, the scatter, and the engine's sentences (why the winner wins, what does not
+  // fit, what the estimate leaves out) in Chinese too: none left English (marked lang="en") in the results.
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);
   await page.locator('#search-table tbody tr').first().waitFor();
   assert.deepEqual(await englishLeft(page), [], 'after a search');
+  const englishSentences = await page.locator('#search-verdict [lang="en"], #infeasible-groups [lang="en"], #search-caveats [lang="en"]').allTextContents();
+  assert.deepEqual(englishSentences, [], 'the search results\' engine sentences');
+  assert.ok(await page.locator('#search-best-reasons li').count() > 0, 'the winner\'s reasons are shown');
   // The share dialog.
   await page.click('#share-button');
   await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));

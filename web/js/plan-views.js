@@ -12,6 +12,7 @@ import { byId, el } from './dom.js';
 import { scheduleFacts } from './schedules.js';
 import { percent, count, scheduleName } from './format.js';
 import { t } from './i18n.js';
+import { engineSentence } from './engine-text.js';
 
 import { renderSummary, renderCaveats } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
@@ -171,7 +172,7 @@ export class PlanViews {
     const method = command === 'balance' ? result.method : undefined;
     const notes = method && !method.proven_optimal ? method.notes ?? [] : [];
     const list = byId('method-notes', HTMLElement);
-    list.replaceChildren(...notes.map((note) => el('li', { text: note })));
+    list.replaceChildren(...notes.map((note) => engineSentence(note)).map(({ text, lang }) => el('li', { text, attrs: { lang } })));
     list.hidden = notes.length === 0;
   }
 

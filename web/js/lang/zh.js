@@ -385,6 +385,7 @@ export const ZH = {
   '{n} more columns': '另外 {n} 列',
   'tokens / s / device, ms / sample, bubble, faster than even split': '每设备每秒 token 数、每样本毫秒、气泡、比均匀切分快',
   'up to {memory}': '最高 {memory}',
+  'skipped: ': '已跳过：',
   'Every combination was evaluated and fits in memory.': '所有组合都已评估，且都放得下。',
   '#{k} (pp {pp}{vpp}, {schedule}, {m} micro batches)': '#{k}（pp {pp}{vpp}，{schedule}，{m} 个微批次）',
   'No candidate fits in memory: the reasons are listed below the table.': '没有候选能放进显存：原因列在表格下方。',

@@ -5,6 +5,7 @@
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 import { s, text, linear, niceMax, ticks, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
 import { ms, mib, num, percent } from '../format.js';
 
@@ -117,7 +118,7 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
     const tip = [candidateLabel(c), t('step time {time}', { time: ms(/** @type {number} */ (c.step_time_ms)) }),
       t('peak: {memory}', { memory: mib(/** @type {number} */ (c.peak_mib)) })];
     if (c.bubble_fraction !== null && c.bubble_fraction !== undefined) tip.push(t('bubble {share}', { share: percent(c.bubble_fraction) }));
-    if (!c.feasible) tip.push(t('infeasible'), ...(c.reasons ?? []).slice(0, 3));
+    if (!c.feasible) tip.push(t('infeasible'), ...(c.reasons ?? []).slice(0, 3).map((reason) => engineSentence(reason).text));
     if (onFront) tip.push(t('on the Pareto front'));
     tip.push(t('click to open this plan'));
     const attributes = { class: `point${onFront ? ' front' : ''}${c.feasible ? '' : ' infeasible'}${c.peak_mib !== null && c.peak_mib >= beyond ? ' off-scale' : ''}`, 'data-index': index, 'data-tip': tip.join('\n'), tabindex: 0, role: 'button',

@@ -3,6 +3,7 @@
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 import { activates, el } from '../dom.js';
 import { num, percent, count, signed } from '../format.js';
 import { finite } from './summary.js';
@@ -111,15 +112,15 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen, allC
       class: [c.feasible ? '' : 'infeasible', c.feasible && c.tight === true ? 'tight' : '', front.has(index) ? 'front' : '',
         index === selected ? 'selected' : ''].join(' ').trim(),
       data: { index },
-      attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).join(' '),
-        // The reasons are the engine's (English) sentences.
+      attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).map((r) => engineSentence(r).text).join(' '),
+        // The reasons are the engine's sentences (in Chinese where js/lang/zh-engine.js knows them).
         'data-title-from': c.feasible ? null : 'engine', 'aria-selected': index === selected },
       on: activates(open),
     }, COLUMNS.map((column) => {
       const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
       const raw = column.value(c, index);
       // The engine's note on a missing gain (English, as the row's reasons are).
-      const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? c.gain_note : null;
+      const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? engineSentence(c.gain_note).text : null;
       const tight = column.key === 'feasible' && c.feasible && c.tight === true;
       return el('td', { class: column.more ? 'more-column' : undefined, text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
         attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null,
@@ -140,7 +141,7 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen, allC
  * @returns {HTMLElement}
  */
 export function renderInfeasibleGroups(result) {
-  const skipped = (result.skipped_groups ?? []).map((g) => ({ reason: `skipped: ${g.reason}`, count: g.count }));
+  const skipped = (result.skipped_groups ?? []).map((g) => ({ reason: g.reason, count: g.count, skipped: true }));
   let groups = result.infeasible_groups;
   if (!groups) {
     /** @type {Map<string, number>} */
@@ -148,11 +149,15 @@ export function renderInfeasibleGroups(result) {
     for (const c of result.candidates) for (const reason of c.reasons ?? []) counts.set(reason, (counts.get(reason) ?? 0) + 1);
     groups = [...counts].map(([reason, n]) => ({ reason, count: n })).sort((a, b) => b.count - a.count);
   }
-  groups = [...groups, ...skipped];
-  if (groups.length === 0) return el('p', { class: 'muted', text: t('Every combination was evaluated and fits in memory.') });
-  return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, groups.map((g) =>
-    // The reasons are the engine's sentences: English, marked so.
-    el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason, attrs: { lang: 'en' } })])));
+  /** @type {{reason: string, count: number, skipped?: boolean}[]} */
+  const all = [...groups, ...skipped];
+  if (all.length === 0) return el('p', { class: 'muted', text: t('Every combination was evaluated and fits in memory.') });
+  return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, all.map((g) => {
+    // The reasons are the engine's sentences: in Chinese where known, else English, marked so.
+    const reason = engineSentence(g.reason);
+    return el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }),
+      g.skipped ? el('span', { text: t('skipped: ') }) : null, el('span', { text: reason.text, attrs: { lang: reason.lang } })]);
+  }));
 }
 
 /**
@@ -224,8 +229,8 @@ export function renderVerdict(result, { limit }) {
   const reasons = best?.reasons ?? [];
   return el('div', { class: `search-verdict${tie ? ' tie' : ''}`, attrs: { id: 'search-verdict' } }, [
     ...lines.map((text) => el('p', { text })),
-    reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons', lang: 'en' } },
-      reasons.map((reason) => el('li', { text: reason }))) : null,
+    reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons' } },
+      reasons.map((reason) => engineSentence(reason)).map(({ text, lang }) => el('li', { text, attrs: { lang } }))) : null,
   ]);
 }
 
