@@ -3,7 +3,7 @@
 // engine module without WorkSession (the binding long work runs through) is refused, not half used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load, setField } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load, setField, asTable } from './helpers.mjs';
 import { num } from '../../web/js/format.js';
 
 const shared = sharedPage();
@@ -83,8 +83,7 @@ test('the default search starts from the cluster and its top row has the highest
       assert.equal(r.gain, 'even split does not fit');
       assert.match(c.gain_note, /^the even split does not fit/);
       // The engine's note, its MiB written as the table writes them (thousands separated: 123456 -> 123,456).
-      const note = c.gain_note.replace(/\d{4,}/g, (/** @type {string} */ n) => Number(n).toLocaleString('en-US'));
-      assert.equal(await page.getAttribute(`#search-table tr[data-index="${r.index}"] td[data-field="gain_ms"]`, 'title'), note);
+      assert.equal(await page.getAttribute(`#search-table tr[data-index="${r.index}"] td[data-field="gain_ms"]`, 'title'), asTable(c.gain_note));
     }
   }
   const verdict = await page.locator('#search-verdict').textContent() ?? '';
@@ -97,8 +96,6 @@ test('the default search starts from the cluster and its top row has the highest
   }
   // Why it wins, in the engine's words, its figures written as the table writes them (3640.828 ms -> 3,641 ms).
   assert.ok(result.best.reasons.length > 0);
-  const asTable = (/** @type {string} */ reason) => reason.replace(/(?<![\w.,])\d{4,}(?:\.\d+)?(?![\w.]*\d)/g,
-    (n) => Math.round(Number(n)).toLocaleString('en-US'));
   assert.deepEqual(await page.locator('#search-best-reasons li').allTextContents(), result.best.reasons.map(asTable));
   assert.deepEqual(problems, []);
   await page.context().close();
@@ -155,7 +152,7 @@ test('a tie is said in the verdict\'s words, a tight candidate is marked, and wh
   assert.equal(await page.locator('#search-table tbody tr.tight').getAttribute('data-index'), '1');
   assert.match(await page.getAttribute('#search-table tr.tight td[data-field="feasible"]', 'title') ?? '', /memory margin/);
   // What the estimate leaves out, under the verdict: the engine's sentences, the tight count among them.
-  assert.deepEqual(await page.locator('#search-caveats li').allTextContents(), result.caveats);
+  assert.deepEqual(await page.locator('#search-caveats li').allTextContents(), result.caveats.map(asTable));
   assert.ok(result.caveats.some((/** @type {string} */ c) => /1 candidate shown is tight/.test(c)), result.caveats.join(' | '));
   // The figures the engine does not know (a profiled model has no FLOPs) show as a dash.
   assert.deepEqual(await page.locator('#search-table tbody td[data-field="mfu"]').allTextContents(), ['–', '–']);
