@@ -168,3 +168,28 @@ test('an engine error reads in Chinese by its code, with the engine\'s text, the
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('why a plan cannot fit reads in Chinese, and a link\'s plan is said in Chinese', async () => {
+  const { page, problems, context } = await openIn('zh-CN');
+  await load(page, site.url);
+  // 6,000 MiB cannot hold the default example's static memory on 8 stages (tests/web/infeasibility.test.mjs).
+  await setField(page, '#memory-limit', '6000');
+  const box = page.locator('#infeasibility');
+  await box.waitFor();
+  assert.deepEqual(await box.locator('[lang="en"]').allTextContents(), [], 'no English sentence in the explanation');
+  assert.match(await box.locator('.infeasibility-message').textContent() ?? '', /^切分成 8 个阶段都放不下/);
+  assert.deepEqual(await englishLeft(page), []);
+  // A link made now carries the PPB plan; opened, it says so in Chinese, with its button.
+  await page.click('#share-button');
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
+  const link = await page.inputValue('#share-link');
+  const other = await openIn('zh-CN');
+  await load(other.page, link);
+  await other.page.locator('#linked-plan').waitFor();
+  assert.equal(await other.page.locator('#rebalance').textContent(), '重新均衡');
+  assert.deepEqual(await englishLeft(other.page), []);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
+  assert.deepEqual(problems, []);
+  await context.close();
+});

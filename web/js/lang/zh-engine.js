@@ -65,6 +65,21 @@ export const ZH_ENGINE = [
   [whole('micro_batch_num is not a multiple of pp_degree \\((.+)\\)'), 'micro_batch_num 不是 pp_degree 的倍数（$1）'],
   [whole('micro_batch_num below 2 x pp_degree \\((.+)\\)'), 'micro_batch_num 小于 2 x pp_degree（$1）'],
 
+  // ---- why a plan cannot fit (result.infeasibility.message, search/infeasibility.cpp) ----
+  [/^(\d+) stages?$/, '$1 个阶段'],
+  [/^with no recompute option allowed$/, '不允许任何重计算选项'],
+  [/^with every layer on its most memory-saving option of (.+)$/, '每层都用 $1 中最省显存的选项'],
+  [whole(`No partition into (\\d+ stages?) fits: static memory alone is ${N} MiB on a stage \\(${N} MiB in all\\) plus ${N} MiB reserved, over the ${N} MiB limit`),
+    '切分成 $1都放不下：仅静态显存每个阶段就有 $2 MiB（共 $3 MiB），另加预留 $4 MiB，超过 $5 MiB 上限'],
+  [whole(`No partition into (\\d+ stages?) fits: static memory alone is ${N} MiB on a stage \\(${N} MiB in all\\), over the ${N} MiB limit`),
+    '切分成 $1都放不下：仅静态显存每个阶段就有 $2 MiB（共 $3 MiB），超过 $4 MiB 上限'],
+  [whole(`No partition into (\\d+ stages?) fits: every plan has a stage that needs at least ${N} MiB \\(${N} MiB of it static memory, the rest reserved memory and activations (.+)\\), over the ${N} MiB limit`),
+    '切分成 $1都放不下：每个方案都有一个阶段至少需要 $2 MiB（其中静态显存 $3 MiB，其余为预留显存和激活，$4），超过 $5 MiB 上限'],
+  [whole(`No partition into (\\d+ stages?) fits: the plan that exceeds the limit least \\((.+)\\) needs ${N} MiB on its largest stage, ${N} MiB over the ${N} MiB limit`),
+    '切分成 $1都放不下：超出最少的方案（$2）最大阶段需要 $3 MiB，超过 $5 MiB 上限 $4 MiB'],
+  [whole(`This plan needs ${N} MiB on its largest stage, over the ${N} MiB limit`), '此方案最大阶段需要 $1 MiB，超过 $2 MiB 上限'],
+  [whole(`no plan that fits was found, though the memory bound \\(${N} MiB\\) does not rule one out`), '没有找到放得下的方案，尽管显存下界（$1 MiB）并未排除这种可能'],
+
   // ---- how a balance ended (result.method.notes, balance/balance_answer.cpp, balance/balancer_state.hpp) ----
   [/^the time budget did not allow the bound table with exact recompute \(one recompute frontier per layer range\)$/,
     '时间预算不足以建立含精确重计算的界表（每个层区间一条重计算前沿）'],
@@ -108,4 +123,6 @@ export const ZH_ENGINE = [
   [whole(`Tight: stages? (.+?) leaves? less than ([\\d.]+%) of the ${N} MiB limit free`), '偏紧：阶段 $1 剩余不足 $3 MiB 上限的 $2'],
   [whole('(\\d+) candidates? shown (?:are|is) tight: marked, they leave less than device\\.memory_margin of the limit free'),
     '所列候选中有 $1 个偏紧（已标出）：剩余显存少于上限的 device.memory_margin'],
+  // A list of recompute options ("full" or "selective"), last: it would take any clause that ends in a quoted name.
+  [/^(.+) or (".+")$/, '$1 或 $2'],
 ];
