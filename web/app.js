@@ -8,6 +8,7 @@ import { byId, copyWithFeedback, download } from './js/dom.js';
 import { TEMPLATE_MODEL } from './js/template.js';
 import { initialState, DEFAULT_EXAMPLE } from './js/state.js';
 import { exactPlanSections } from './js/requests.js';
+import { linkedPlan } from './js/linked-plan.js';
 import { setPartitionByHand, statedRecomputeCounts, openCandidateSettings, keepPlanAsOffsets, applySuggestedSearch, takeEngineOffsets } from './js/settings-edits.js';
 import { Store } from './js/store.js';
 import { EngineClient, CancelledError, EngineDiedError } from './js/worker-client.js';
@@ -56,12 +57,12 @@ const status = new PageStatus({ body: document.body, results, engineLine: byId('
 /** What boot.js started before the modules loaded: the worker and the default example's fetch. */
 const boot = /** @type {{worker: Worker, adopt: () => any[], example: Promise<any> | null} | undefined} */ (/** @type {any} */ (window).__ppbBoot);
 const engine = new EngineClient(singleFile?.workerUrl ?? 'worker.js', {
-  onDeath: (reason) => status.engineDied(reason, engine, () => runner.request(true)),
+  onDeath: (reason) => status.engineDied(reason, engine, () => runner.request(true, { keepPlan: true })),
 }, boot ?? null);
 /** The example shown first: the single file has only the one it carries. */
 const defaultExample = singleFile?.example.file ?? DEFAULT_EXAMPLE;
 
-const address = new AddressBar({ getState: () => store.state, enabled: !embed.embed, onKept: showKept });
+const address = new AddressBar({ getState: shareState, enabled: !embed.embed, onKept: showKept });
 const theme = new ThemeSwitch(byId('theme-button', HTMLButtonElement), store, () => {
   redrawAll();
   address.changed();
@@ -133,8 +134,9 @@ const runner = new PlanRunner({ engine, store, status, errors, banners, work, fo
     // compared under every schedule once it is final.
     if (!embed.embed && !plan.interim) schedulePanel.update(plan);
     address.changed();
-    if (embed.embed) updateOpenLink(store.state, embed.theme);
+    if (embed.embed) updateOpenLink(shareState(), embed.theme);
   },
+  onComparison: (comparison) => views.showComparison(comparison),
   onModelChecked: (model, response) => loader.modelChecked(model, response) });
 const schedulePanel = new SchedulePanel({ engine, status, getModel: () => store.state.model, palette, size: sizeOf, onOpen: openSchedule });
 const searchPanel = new SearchPanel({
@@ -183,6 +185,22 @@ function redrawAll() {
 
 // ---- the state as a whole: links, state files ----------------------------------------------------------------------
 /**
+ * The state as links and state files carry it: with the PPB plan shown (a balance's final answer to these very
+ * inputs, or the plan a link brought), so that opening it shows that plan without balancing again.
+ * @returns {PageState}
+ */
+function shareState() {
+  const state = store.state;
+  const current = runner.current;
+  let plan = null;
+  if (state.settings.partition === 'ppb' && current && runner.upToDate()) {
+    if (current.held) plan = current.held;
+    else if (current.command === 'balance' && !current.interim) plan = linkedPlan(current.result);
+  }
+  return { ...state, plan };
+}
+
+/**
  * Replaces the whole state (from a link or a state file).
  * @param {PageState} next
  */
@@ -197,7 +215,8 @@ function applyState(next) {
   loader.showSource();
   controls.show(next, store.info);
   searchPanel.clear();
-  runner.request(true);
+  // A PPB plan the state carries is shown as it is (an estimate), not balanced again.
+  runner.request(true, { keepPlan: true });
   runSearchIfShown(next.ui.search);
 }
 
@@ -255,7 +274,7 @@ window.addEventListener('hashchange', () => {
 });
 
 attachJumpLinks(document);
-attachSharePanel({ getState: () => store.state, getName: () => store.info.name });
+attachSharePanel({ getState: shareState, getName: () => store.info.name });
 const exportPanel = attachExportPanel({
   run: (request) => {
     const job = engine.run('export', request);
@@ -310,13 +329,15 @@ byId('pin-plan', HTMLButtonElement).addEventListener('click', () => {
   const r = current.result;
   store.state.compare.pinned = { label: `pinned: ${views.describePlan()} (pp ${r.pp_degree}, ${num(r.step_time_ms)} ms)`,
     request: exactPlanSections(r, current.request) };
-  runner.request(true);
+  runner.request(true, { keepPlan: true });
 });
 byId('unpin-plan', HTMLButtonElement).addEventListener('click', () => {
   store.state.compare.pinned = null;
   banners.remove('pinned');
-  runner.request(true);
+  runner.request(true, { keepPlan: true });
 });
+// A PPB plan that came with a link: balance these inputs here.
+byId('rebalance', HTMLButtonElement).addEventListener('click', () => runner.request(true));
 
 /**
  * The search an infeasibility explanation suggests, as a button: its label (worked out on a copy of the settings)

@@ -103,11 +103,15 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   await page.click('#tf-build');
   await waitForState(page, ['ready'], 60_000);
   assert.deepEqual(await englishLeft(page), [], 'a transformer preset built');
-  // After a search: the table, its verdict, the scatter (the engine's reasons stay English, marked lang="en").
+  // After a search: the table, its verdict, the scatter, and the engine's sentences (why the winner wins, what does not
+  // fit, what the estimate leaves out) in Chinese too: none left English (marked lang="en") in the results.
   await page.click('#search-run');
   await waitForState(page, ['ready'], 60_000);
   await page.locator('#search-table tbody tr').first().waitFor();
   assert.deepEqual(await englishLeft(page), [], 'after a search');
+  const englishSentences = await page.locator('#search-verdict [lang="en"], #infeasible-groups [lang="en"], #search-caveats [lang="en"]').allTextContents();
+  assert.deepEqual(englishSentences, [], 'the search results\' engine sentences');
+  assert.ok(await page.locator('#search-best-reasons li').count() > 0, 'the winner\'s reasons are shown');
   // The share dialog.
   await page.click('#share-button');
   await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
@@ -161,6 +165,31 @@ test('an engine error reads in Chinese by its code, with the engine\'s text, the
   await page.goto(`${site.url}?lang=zh#ppb1.`);
   await waitForState(page);
   assert.match(await page.locator('.banner[data-banner="link"]').textContent() ?? '', /^链接不完整：只有版本标记，没有数据。 页面改为显示默认示例。/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('why a plan cannot fit reads in Chinese, and a link\'s plan is said in Chinese', async () => {
+  const { page, problems, context } = await openIn('zh-CN');
+  await load(page, site.url);
+  // 6,000 MiB cannot hold the default example's static memory on 8 stages (tests/web/infeasibility.test.mjs).
+  await setField(page, '#memory-limit', '6000');
+  const box = page.locator('#infeasibility');
+  await box.waitFor();
+  assert.deepEqual(await box.locator('[lang="en"]').allTextContents(), [], 'no English sentence in the explanation');
+  assert.match(await box.locator('.infeasibility-message').textContent() ?? '', /^切分成 8 个阶段都放不下/);
+  assert.deepEqual(await englishLeft(page), []);
+  // A link made now carries the PPB plan; opened, it says so in Chinese, with its button.
+  await page.click('#share-button');
+  await page.waitForFunction(() => /** @type {HTMLInputElement} */ (document.getElementById('share-link')).value.includes('#ppb1.'));
+  const link = await page.inputValue('#share-link');
+  const other = await openIn('zh-CN');
+  await load(other.page, link);
+  await other.page.locator('#linked-plan').waitFor();
+  assert.equal(await other.page.locator('#rebalance').textContent(), '重新均衡');
+  assert.deepEqual(await englishLeft(other.page), []);
+  assert.deepEqual(other.problems, []);
+  await other.context.close();
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -47,6 +47,10 @@ test('a number too large for JSON is named by its path, and a JSON error by its 
   // Line 4 is `    {"name": "a",}`: the property name expected at column 18, where the brace is.
   await upload(page, 'comma.json', '{\n  "format": "ppb.model.v1",\n  "layers": [\n    {"name": "a",}\n  ]\n}', ['error']);
   assert.match(await alert.first().textContent() ?? '', /comma\.json is not valid JSON: line 4, column 18: /);
+  // A double comma: the second comma is the first character that is not JSON, at column 18 (16 characters of
+  // `{"layers": [1, 2` and the first comma before it); not the end of the text, where the browser's parser points.
+  await upload(page, 'double.json', '{"layers": [1, 2,, 3]}', ['error']);
+  assert.match(await alert.first().textContent() ?? '', /double\.json is not valid JSON: line 1, column 18: a value is missing before this comma/);
   // Cut short: where the text ends.
   await upload(page, 'short.json', '{\n  "layers": [', ['error']);
   assert.match(await alert.first().textContent() ?? '', /short\.json is not valid JSON: line 2, column 14: the text ends before the JSON does/);
@@ -111,4 +115,28 @@ test('the search scatter starts its memory axis near the candidates, and a click
     assert.match(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.ui.openPlan), new RegExp(`^search #${point.index + 1}:`));
   }
   assert.deepEqual(shared.open.problems, []);
+});
+
+test('numbers in the page\'s and the engine\'s sentences read as the tables write them', async () => {
+  const { page } = shared.open;
+  const said = await page.evaluate(async () => {
+    // The page's own modules, as the page loads them (paths in variables: they are the page's, not the test's).
+    const [formatPath, workPath] = ['./js/format.js', './js/work-status.js'];
+    const { tidyNumbers } = await import(formatPath);
+    const { describeBalance } = await import(workPath);
+    const progress = { command: 'balance', phase: 'counts', done: 12, total: null, simulations: 3, incumbent_ms: 24949.5, finished: false };
+    return {
+      note: tidyNumbers('its answers may exceed the least recompute time by up to 1.4e+05 ms, so the bound holds to within 2.5e-05 ms'),
+      reason: tidyNumbers('stage 3 needs 388477.5 MiB, limit 81920 MiB (306558 MiB over) on 1F1B and H100'),
+      start: describeBalance({ ...progress, lower_bound_ms: 0 }),
+      later: describeBalance({ ...progress, lower_bound_ms: 1234.5 }),
+    };
+  });
+  // By hand: 1.4e+05 = 140,000 and 2.5e-05 = 0.000025; 388477.5 rounds to 388,478; names with digits stay.
+  assert.equal(said.note, 'its answers may exceed the least recompute time by up to 140,000 ms, so the bound holds to within 0.000025 ms');
+  assert.equal(said.reason, 'stage 3 needs 388,478 MiB, limit 81,920 MiB (306,558 MiB over) on 1F1B and H100');
+  // A lower bound of 0 proves nothing yet: not "no plan below 0 ms".
+  assert.doesNotMatch(said.start, /below/);
+  assert.match(said.start, /best so far 24,950 ms/);
+  assert.match(said.later, /no plan below 1,235 ms/);
 });

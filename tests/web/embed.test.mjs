@@ -142,3 +142,43 @@ test('the comparison embed keeps its titles apart, and says so when there is not
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('a multi-view embed in a small fixed frame keeps each chart readable, scrolls, and clips no control', async () => {
+  for (const viewport of [{ width: 700, height: 450 }, { width: 480, height: 320 }]) {
+    const { page, problems, context } = await openPage(site.browser, { viewport });
+    await load(page, `${site.url}?embed=1&view=summary,timeline,memory`);
+    const size = `${viewport.width} x ${viewport.height}`;
+    const layout = await page.evaluate(() => {
+      const results = /** @type {HTMLElement} */ (document.getElementById('results'));
+      const heights = Object.fromEntries(['timeline', 'memory'].map((id) => [id,
+        /** @type {Element} */ (document.getElementById(id)).getBoundingClientRect().height]));
+      const shown = [...document.querySelectorAll('.view.embed-shown')].map((view) => view.getAttribute('data-view'));
+      // Every control a reader can reach: inside the frame's width, and inside the scrolled content's height.
+      const controls = [...document.querySelectorAll('a[href], button, [tabindex="0"]')].filter((node) => {
+        const box = node.getBoundingClientRect();
+        return box.width > 0 && box.height > 0 && getComputedStyle(node).visibility !== 'hidden';
+      }).map((node) => {
+        const box = node.getBoundingClientRect();
+        return { name: node.id || node.textContent?.trim().slice(0, 30) || node.tagName, left: box.left, right: box.right,
+          top: box.top + results.scrollTop, bottom: box.bottom + results.scrollTop };
+      });
+      return { heights, shown, controls, scrollHeight: results.scrollHeight, clientHeight: results.clientHeight,
+        overflow: getComputedStyle(results).overflowY, width: document.documentElement.clientWidth };
+    });
+    assert.deepEqual(layout.shown, ['summary', 'timeline', 'memory'], size);
+    for (const [id, height] of Object.entries(layout.heights)) assert.ok(height >= 160, `${size}: ${id} is ${height} px tall`);
+    // The three views need more than the frame: the results scroll rather than cut them off.
+    assert.ok(layout.scrollHeight > layout.clientHeight, `${size}: the views overflow the frame`);
+    assert.equal(layout.overflow, 'auto', size);
+    for (const control of layout.controls) {
+      assert.ok(control.left >= 0 && control.right <= layout.width + 0.5, `${size}: ${control.name} cut at the sides`);
+      assert.ok(control.top >= 0 && control.bottom <= layout.scrollHeight + 0.5, `${size}: ${control.name} below the scrolled content`);
+    }
+    // The last chart can be scrolled into view whole.
+    await page.locator('svg#memory').scrollIntoViewIfNeeded();
+    const memory = await page.locator('svg#memory').boundingBox();
+    assert.ok(memory && memory.y >= 0 && memory.y + memory.height <= viewport.height + 0.5, `${size}: the memory chart in sight`);
+    assert.deepEqual(problems, [], size);
+    await context.close();
+  }
+});

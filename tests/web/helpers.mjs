@@ -317,3 +317,13 @@ export async function crashWorker(page, how) {
     }
   }, how);
 }
+
+/**
+ * An engine sentence as the page shows it (js/engine-text.js), by the tables' rule written out by hand: whole numbers
+ * of four digits or more, and decimals of that size, rounded and grouped by thousands (3640.828 -> 3,641), the rest
+ * as the engine wrote it (stage 3, 5%, H100, 1F1B).
+ * @param {string} sentence
+ * @returns {string}
+ */
+export const asTable = (sentence) => sentence.replace(/(?<![\w.,])\d{4,}(?:\.\d+)?(?![\w.]*\d)(?![A-Za-z_])/g,
+  (n) => Math.round(Number(n)).toLocaleString('en-US'));

@@ -2,7 +2,7 @@
 // numbers and names what would fit, and its button runs the search that finds it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, load, lastResponse, setField, waitForState, cspViolations } from './helpers.mjs';
+import { startSite, openPage, load, lastResponse, setField, waitForState, cspViolations, asTable } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
 let site;
@@ -34,7 +34,7 @@ test('an impossible limit names what would fit, and its button runs that search'
   const box = page.locator('#infeasibility');
   await box.waitFor();
   assert.match(await box.locator('.infeasibility-title').textContent() ?? '', /^No plan of this shape fits: every plan needs at least [\d,]+ MiB on its largest stage, over the 6,000 MiB limit\.$/);
-  assert.equal(await box.locator('.infeasibility-message').textContent(), inf.message);
+  assert.equal(await box.locator('.infeasibility-message').textContent(), asTable(inf.message));
   assert.match(inf.message, /static memory alone/);
   assert.equal(await box.locator('li[data-suggests="pp_degree"]').textContent(),
     `pp_degree ${inf.min_pp_degree} is the smallest larger pp_degree at which a plan fits (same schedule and recompute options).`);
@@ -74,7 +74,7 @@ test('a search in which nothing fits says why for the candidate closest to fitti
   assert.ok(inf, 'the search explains why nothing fits');
   const box = page.locator('#search-verdict-box #infeasibility');
   await box.waitFor();
-  assert.equal(await box.locator('.infeasibility-message').textContent(), inf.message);
+  assert.equal(await box.locator('.infeasibility-message').textContent(), asTable(inf.message));
   // A larger pp fits on this cluster (pp 32 does, the test above), so the smallest is named: above 8, at most 32.
   assert.ok(inf.min_pp_degree > 8 && inf.min_pp_degree <= 32, `min_pp_degree ${inf.min_pp_degree}`);
   assert.match(await box.locator('li[data-suggests="pp_degree"]').textContent() ?? '', new RegExp(`^pp_degree ${inf.min_pp_degree} `));

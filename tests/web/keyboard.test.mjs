@@ -37,6 +37,12 @@ test('focus moves to the results after a search and to the plan after opening a 
   await waitForState(page, ['ready'], 60_000);
   await page.waitForFunction(() => document.activeElement?.id === 'search-results-title');
   assert.equal((await focused(page)).view, 'search');
+  // The focused heading is in sight, wholly below the sticky top bar (scrolling is instant: no smooth behaviour).
+  const place = await page.evaluate(() => ({
+    heading: /** @type {HTMLElement} */ (document.getElementById('search-results-title')).getBoundingClientRect().top,
+    bar: /** @type {HTMLElement} */ (document.querySelector('.topbar')).getBoundingClientRect().bottom,
+  }));
+  assert.ok(place.heading >= place.bar, `the heading's top ${place.heading} px is under the top bar's bottom ${place.bar} px`);
   // A row opened with Enter: the focus goes to the plan's summary, and the plan is that candidate's.
   const row = page.locator('#search-table tbody tr').nth(1);
   const index = Number(await row.getAttribute('data-index'));

@@ -2,7 +2,7 @@
 // one bar per stage and one box per operation, and the numbers on screen are the engine's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedPage, lastResponse, cspViolations, waitForState, choose, setField } from './helpers.mjs';
+import { sharedPage, lastResponse, cspViolations, waitForState, choose, setField, asTable } from './helpers.mjs';
 import { num, percent } from '../../web/js/format.js';
 
 const shared = sharedPage();
@@ -172,7 +172,7 @@ test('partition modes: even split and an explicit layer_offset estimate; PPB bal
   assert.equal(response.result.method.proven_optimal, false);
   assert.ok(response.result.method.notes.length > 0);
   assert.equal(await notes.isVisible(), true);
-  assert.deepEqual(await notes.locator('li').allTextContents(), response.result.method.notes);
+  assert.deepEqual(await notes.locator('li').allTextContents(), response.result.method.notes.map(asTable));
   await page.selectOption('#schedule', '1f1b');
   await waitForState(page);
   assert.deepEqual(shared.open.problems, []);

@@ -3,7 +3,7 @@
 // engine module without WorkSession (the binding long work runs through) is refused, not half used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load, setField } from './helpers.mjs';
+import { sharedPage, lastResponse, waitForState, cspViolations, openPage, load, setField, asTable } from './helpers.mjs';
 import { num } from '../../web/js/format.js';
 
 const shared = sharedPage();
@@ -82,7 +82,8 @@ test('the default search starts from the cluster and its top row has the highest
     else if (c.even_split && c.even_split.feasible === false) {
       assert.equal(r.gain, 'even split does not fit');
       assert.match(c.gain_note, /^the even split does not fit/);
-      assert.equal(await page.getAttribute(`#search-table tr[data-index="${r.index}"] td[data-field="gain_ms"]`, 'title'), c.gain_note);
+      // The engine's note, its MiB written as the table writes them (thousands separated: 123456 -> 123,456).
+      assert.equal(await page.getAttribute(`#search-table tr[data-index="${r.index}"] td[data-field="gain_ms"]`, 'title'), asTable(c.gain_note));
     }
   }
   const verdict = await page.locator('#search-verdict').textContent() ?? '';
@@ -93,9 +94,9 @@ test('the default search starts from the cluster and its top row has the highest
     assert.match(verdict, /^#1 \(pp \d+.*ranks first by throughput/);
     assert.match(verdict, /Next: #\d+ \(pp \d+.*behind/);
   }
-  // Why it wins, in the engine's words.
+  // Why it wins, in the engine's words, its figures written as the table writes them (3640.828 ms -> 3,641 ms).
   assert.ok(result.best.reasons.length > 0);
-  assert.deepEqual(await page.locator('#search-best-reasons li').allTextContents(), result.best.reasons);
+  assert.deepEqual(await page.locator('#search-best-reasons li').allTextContents(), result.best.reasons.map(asTable));
   assert.deepEqual(problems, []);
   await page.context().close();
 });
@@ -151,7 +152,7 @@ test('a tie is said in the verdict\'s words, a tight candidate is marked, and wh
   assert.equal(await page.locator('#search-table tbody tr.tight').getAttribute('data-index'), '1');
   assert.match(await page.getAttribute('#search-table tr.tight td[data-field="feasible"]', 'title') ?? '', /memory margin/);
   // What the estimate leaves out, under the verdict: the engine's sentences, the tight count among them.
-  assert.deepEqual(await page.locator('#search-caveats li').allTextContents(), result.caveats);
+  assert.deepEqual(await page.locator('#search-caveats li').allTextContents(), result.caveats.map(asTable));
   assert.ok(result.caveats.some((/** @type {string} */ c) => /1 candidate shown is tight/.test(c)), result.caveats.join(' | '));
   // The figures the engine does not know (a profiled model has no FLOPs) show as a dash.
   assert.deepEqual(await page.locator('#search-table tbody td[data-field="mfu"]').allTextContents(), ['–', '–']);

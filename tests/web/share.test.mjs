@@ -3,9 +3,10 @@
 // shows the chosen views alone, and the iframe snippet works.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
+import { gzipSync, gunzipSync } from 'node:zlib';
 import { readFile } from 'node:fs/promises';
-import { startSite, openPage, load, lastResponse, waitForState, setField, choose, upload, cspViolations } from './helpers.mjs';
+import { startSite, openPage, load, lastResponse, waitForState, setField, choose, upload, cspViolations, recordWorkerRequests,
+  workerRequests } from './helpers.mjs';
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
 let site;
@@ -71,6 +72,100 @@ test('a share link restores the same plan, inputs and theme', async () => {
   assert.deepEqual(planOf((await lastResponse(second.page)).result), explicit);
   assert.deepEqual(problems, []);
   await second.context.close();
+});
+
+/**
+ * The state a link holds, read as the page writes it (base64url of gzip of JSON).
+ * @param {string} link
+ */
+const linkState = (link) => JSON.parse(gunzipSync(Buffer.from(link.slice(link.indexOf('#ppb1.') + 6), 'base64url')).toString('utf8'));
+
+/**
+ * The figures the summary shows: the step time and the largest peak, as their exact values.
+ * @param {import('playwright-core').Page} page
+ */
+const shownFigures = async (page) => ({
+  step: await page.getAttribute('[data-field="step_time_ms"] output', 'data-value'),
+  peak: await page.getAttribute('[data-field="peak_mib"] output', 'data-value'),
+});
+
+test('a link made after a balance opens on the same plan at once, by an estimate, and offers to re-balance', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  // The bundled examples, each as PPB balanced it (PPB is the default partition).
+  for (const file of ['llama2-70b.json', 'moe-16x.json', 'dense-profiled-24l.json']) {
+    if (file !== 'llama2-70b.json') {
+      await page.selectOption('#example-select', file);
+      await waitForState(page);
+    }
+    const balanced = (await lastResponse(page)).result;
+    assert.ok(balanced.method, `${file}: the plan shown is a balance's`);
+    const original = planOf(balanced);
+    const figures = await shownFigures(page);
+    const link = await shareLink(page);
+    await page.click('#share-dialog button[value=close]');
+    // The link states the plan: layers per virtual stage and the pipeline's shape as the balance ran them.
+    const carried = linkState(link).plan;
+    assert.deepEqual(carried.layers, balanced.stage_layers, file);
+    assert.deepEqual([carried.pp, carried.vpp, carried.m, carried.schedule],
+      [balanced.pp_degree, balanced.vpp_degree, balanced.micro_batch_num, balanced.schedule], file);
+
+    const fresh = await openPage(site.browser);
+    await recordWorkerRequests(fresh.page);
+    await load(fresh.page, link);
+    // No balance ran: one estimate of exactly that plan, and the same plan and figures on screen.
+    assert.deepEqual(await workerRequests(fresh.page, 'balance'), [], `${file}: no balance`);
+    const estimates = await workerRequests(fresh.page, 'estimate');
+    assert.deepEqual(estimates[0].pipeline.stage_layers, balanced.stage_layers, file);
+    assert.deepEqual(planOf((await lastResponse(fresh.page)).result), original, file);
+    assert.deepEqual(await shownFigures(fresh.page), figures, file);
+    // Drawn within a second of being asked for (the link is read while the engine loads; the plan is asked for as
+    // soon as it is ready). A reload opens the address, which keeps the plan: again no balance, and the better of the
+    // two openings counts, so that a moment of a busy machine does not decide.
+    const drawnAfter = () => fresh.page.evaluate(() => {
+      const at = (/** @type {string} */ name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
+      return at('ppb:drawn') - at('ppb:plan-sent');
+    });
+    const first = await drawnAfter();
+    await fresh.page.waitForFunction(() => location.hash.startsWith('#ppb1.'));
+    await fresh.page.reload();
+    await waitForState(fresh.page);
+    assert.deepEqual(await workerRequests(fresh.page, 'balance'), [], `${file}: no balance after a reload`);
+    assert.deepEqual(await shownFigures(fresh.page), figures, `${file}: after a reload`);
+    const waited = Math.min(first, await drawnAfter());
+    assert.ok(waited >= 0 && waited < 1000, `${file}: drawn ${first} ms and after a reload ${waited} ms after it was asked for`);
+    // It says where the plan came from, and offers to balance again, which runs PPB on the same inputs.
+    assert.equal(await fresh.page.locator('#linked-plan').isVisible(), true, file);
+    await fresh.page.click('#rebalance');
+    await waitForState(fresh.page);
+    assert.equal((await workerRequests(fresh.page, 'balance')).length, 1, `${file}: re-balanced`);
+    assert.equal(await fresh.page.locator('#linked-plan').isVisible(), false, file);
+    // The balance counts work, not time: the same plan again.
+    assert.deepEqual(planOf((await lastResponse(fresh.page)).result), original, file);
+    assert.deepEqual(fresh.problems, [], file);
+    await fresh.context.close();
+  }
+
+  // A link adds little for its plan: llama2-70b's 8 stages and a few recompute runs, a hundred or so characters
+  // compressed, where the model is thousands.
+  await page.selectOption('#example-select', 'llama2-70b.json');
+  await waitForState(page);
+  const withPlan = await shareLink(page);
+  await page.click('#share-dialog button[value=close]');
+  const state = linkState(withPlan);
+  delete state.plan;
+  const oldLink = withPlan.slice(0, withPlan.indexOf('#')) + '#ppb1.' + gzipSync(Buffer.from(JSON.stringify(state))).toString('base64url');
+  assert.ok(withPlan.length - oldLink.length < 300, `the plan costs ${withPlan.length - oldLink.length} characters`);
+
+  // A link without a plan (an older page's) balances, as it always did.
+  const old = await openPage(site.browser);
+  await recordWorkerRequests(old.page);
+  await load(old.page, oldLink);
+  assert.equal((await workerRequests(old.page, 'balance')).length, 1, 'an old link balances');
+  assert.equal(await old.page.locator('#linked-plan').isVisible(), false);
+  assert.deepEqual(old.problems, []);
+  await old.context.close();
+  assert.deepEqual(problems, []);
 });
 
 test('corrupt, cut off, unknown-version and hand-edited links give a message, never a blank page', async () => {

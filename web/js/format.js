@@ -15,7 +15,9 @@ export function num(value) {
   if (size >= 10) return value.toFixed(2).replace(/\.?0+$/, '');
   if (size >= 1) return value.toFixed(2).replace(/\.?0+$/, '');
   if (size === 0) return '0';
-  return value.toPrecision(3).replace(/\.?0+$/, '');
+  // Three significant digits, written out (never "3.2e-8": below 1e-6 toPrecision turns to an exponent).
+  const decimals = Math.min(20, 2 - Math.floor(Math.log10(size)));
+  return value.toFixed(decimals).replace(/\.?0+$/, '');
 }
 
 /** @param {number} ms @returns {string} */
@@ -77,4 +79,19 @@ export function tickLabel(value, step) {
     fixedFormats.set(decimals, format);
   }
   return format.format(Math.abs(value) < step * 1e-9 ? 0 : value);
+}
+
+/**
+ * An engine sentence with its numbers written as the page writes them: "within 1.4e+05 ms" -> "within 140,000 ms",
+ * "388477.5 MiB" -> "388,478 MiB" (num's digits). Only numbers with an exponent, or of four digits or more, are
+ * rewritten: shorter ones already read as the tables do, and stage numbers, names with digits (H100, 1F1B) and
+ * versions stay as written.
+ * @param {string} sentence
+ * @returns {string}
+ */
+export function tidyNumbers(sentence) {
+  return sentence.replace(/(?<![\w.,])(\d+(?:\.\d+)?[eE][+-]?\d+|\d{4,}(?:\.\d+)?)(?![\w.]*\d)(?![A-Za-z_])/g, (text) => {
+    const value = Number(text);
+    return Number.isFinite(value) ? num(value) : text;
+  });
 }

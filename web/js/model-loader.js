@@ -2,7 +2,7 @@
 // SAPP layer file, a transformer description or a request, each read through the engine's import command; a
 // Hugging Face config.json, which the engine turns into a description that fills the transformer form) and the
 // transformer form. A model that cannot be read changes nothing: its problem goes beside its source and the last
-// result stays, marked stale. A saved page state that arrives as a file goes to onState.
+// result stays, current (it is still the plan of the model in place). A saved page state that arrives as a file goes to onState.
 
 /** @import {EngineError, EngineResponse, PageState} from './types.js' */
 /** @import {Incoming, SourceKind, Example} from './model-input.js' */
@@ -45,7 +45,7 @@ export class ModelLoader {
     /**
      * A model put in place before the engine has read it (a ppb.model.v1 document), with the state before it: the
      * first plan checks it, and if the engine refuses the model, the state before comes back.
-     * @type {{model: any, previous: PageState, kind: SourceKind, name: string} | null}
+     * @type {{model: any, previous: PageState, example: string, kind: SourceKind, name: string} | null}
      */
     this.probation = null;
   }
@@ -68,6 +68,8 @@ export class ModelLoader {
     }
     const { store, controls, searchPanel } = this.parts;
     store.replace(probation.previous);
+    // The example menu names the example in place again, if the model taken back was one.
+    byId('example-select', HTMLSelectElement).value = probation.example;
     this.showModel();
     this.showSource();
     controls.show(store.state, store.info);
@@ -295,7 +297,8 @@ export class ModelLoader {
         if (reading.text !== null) engine.keepModel(reading.model, reading.text);
         const { model, ...rest } = store.state;
         this.probation = reading.checked ? null
-          : { model: reading.model, previous: { ...structuredClone(rest), model }, kind: incoming.kind, name: incoming.name };
+          : { model: reading.model, previous: { ...structuredClone(rest), model }, example: byId('example-select', HTMLSelectElement).value,
+            kind: incoming.kind, name: incoming.name };
         this.setModel(reading.model, reading.label, { request: reading.request,
           example: incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null });
         // An unchecked model's notes come with its first plan.
@@ -310,18 +313,19 @@ export class ModelLoader {
   }
 
   /**
-   * Shows a problem with a model source; the last result stays, marked stale.
+   * Shows a problem with a model source beside it. The model in place stays, and so does its result, which is still
+   * current: nothing is marked stale, and no banner speaks of fields.
    * @param {SourceKind} kind
    * @param {EngineError[]} problems
    */
   problem(kind, problems) {
-    const { errors, status, form } = this.parts;
+    const { errors, form } = this.parts;
     /** @type {HTMLElement} */
     let target = byId('drop-target', HTMLElement);
     if (kind === 'paste') target = byId('model-paste', HTMLTextAreaElement).closest('.field') ?? form;
     else if (kind === 'example') target = byId('example-select', HTMLSelectElement).closest('.field') ?? form;
     errors.set('model', problems, { target });
-    status.setStale(true);
+    this.parts.status.update();
   }
 
   /** @param {EngineError[]} warnings */

@@ -9,6 +9,7 @@
 import { classify } from './model-input.js';
 import { stateFromFile } from './share.js';
 import { CancelledError } from './worker-client.js';
+import { jsonErrorAt } from './json-error.js';
 
 /**
  * @typedef {{kind: 'problem', errors: EngineError[]}
@@ -75,20 +76,20 @@ export async function readDocument({ text, name }, importModel) {
 }
 
 /**
- * Where a JSON syntax error is, as line and column (1-based), with the parser's reason.
+ * Where a JSON syntax error is, as line and column (1-based) of the first offending character, with the reason
+ * (js/json-error.js; the browser's own message, which often names no position, only when the scan finds nothing).
  * @param {string} text
  * @param {unknown} error what JSON.parse threw
  * @returns {string}
  */
 export function syntaxMessage(text, error) {
+  const found = jsonErrorAt(text);
   const raw = error instanceof Error ? error.message : String(error);
-  const at = /at position (\d+)/.exec(raw);
-  const position = at ? Number(at[1]) : text.length;
+  const position = found?.position ?? text.length;
   const before = text.slice(0, position);
   const line = (before.match(/\n/g)?.length ?? 0) + 1;
   const column = position - before.lastIndexOf('\n');
-  const reason = at ? raw.replace(/\s*in JSON at position \d+.*$/s, '') : 'the text ends before the JSON does (a bracket, brace or quote is not closed)';
-  return `line ${line}, column ${column}: ${reason}.`;
+  return `line ${line}, column ${column}: ${found?.reason ?? raw}.`;
 }
 
 /**

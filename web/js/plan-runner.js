@@ -5,7 +5,7 @@
 // its progress and a Cancel button (js/work-status.js). Keeps the last good plan with its comparison and hands
 // both to the views; an error goes beside its field and leaves the last plan on screen, marked stale.
 
-/** @import {EngineResponse, EstimateResult, PageState} from './types.js' */
+/** @import {EngineResponse, EstimateResult, PageState, LinkedPlan} from './types.js' */
 /** @import {NamedPlan} from './views/compare.js' */
 /** @import {Banners} from './banners.js' */
 /** @import {ErrorBoard} from './errors.js' */
@@ -26,14 +26,18 @@ const TYPING_DELAY_MS = 220;
 /**
  * The last good plan: the response and the request that made it.
  * @typedef {{response: EngineResponse & {ok: true}, result: EstimateResult, request: Record<string, any>,
- *            command: 'estimate' | 'balance', label: string, interim?: boolean}} ShownPlan
- *   interim: the best plan so far of a balance still running (its final answer replaces it)
+ *            command: 'estimate' | 'balance', label: string, interim?: boolean, held?: LinkedPlan | null,
+ *            asked?: number}} ShownPlan
+ *   interim: the best plan so far of a balance still running (its final answer replaces it); held: a PPB plan that
+ *   came with a link, estimated as it is (not balanced here)
  * @typedef {{a: NamedPlan, b: NamedPlan}} Comparison
  * @typedef {{engine: EngineClient, store: Store, status: PageStatus, errors: ErrorBoard, banners: Banners,
  *            work: WorkStatus, form: HTMLElement, exclude: HTMLElement,
  *            onPlan: (plan: ShownPlan, comparison: Comparison | null) => void, onRequest?: () => void,
+ *            onComparison?: (comparison: Comparison) => void,
  *            onModelChecked?: (model: any, response: EngineResponse) => boolean}} RunnerParts
- *   onRequest: the inputs changed (work that follows a plan is out of date)
+ *   onRequest: the inputs changed (work that follows a plan is out of date); onComparison: the comparison of the plan
+ *   shown came after it (a plan a link carried)
  *   form, exclude: where the plan's errors go (the controls, not the transformer form)
  */
 
@@ -66,18 +70,24 @@ export class PlanRunner {
     this.job = null;
     /** The person stopped the last call: its answer is not shown, and nothing runs until the inputs change. */
     this.stopped = false;
+    /** Counts the plans asked for: the plan shown answers the latest when its count is this. */
+    this.asked = 0;
   }
 
-  /** Whether the plan shown is the one the inputs describe (nothing waiting, running or in error). */
+  /** Whether the plan shown is the one the inputs describe (asked for by the latest inputs, and they have no error). */
   upToDate() {
-    return this.current !== null && !this.pending && !this.running && !this.parts.errors.has('plan');
+    return this.current !== null && this.current.asked === this.asked && !this.parts.errors.has('plan');
   }
 
   /**
-   * Asks for the plan the inputs describe.
+   * Asks for the plan the inputs describe. New inputs ask for a new plan: a PPB plan that came with a link is
+   * dropped (and balanced anew) unless keepPlan says the inputs are the same (the link just opened, a pin, a restart).
    * @param {boolean} immediate false while typing: wait a moment for more
+   * @param {{keepPlan?: boolean}} [options]
    */
-  request(immediate) {
+  request(immediate, { keepPlan = false } = {}) {
+    if (!keepPlan) this.parts.store.state.plan = null;
+    ++this.asked;
     this.pending = true;
     this.parts.onRequest?.();
     this.stopped = false;
@@ -110,13 +120,14 @@ export class PlanRunner {
     this.stopped = true;
     this.pending = false;
     this.typing.cancel();
-    this.parts.status.setStopped(true, () => this.request(true));
+    this.parts.status.setStopped(true, () => this.request(true, { keepPlan: true }));
   }
 
   async runOne() {
     const { engine, store, status, errors, banners } = this.parts;
     if (!status.engineLoaded) return;
-    const { command, request } = planRequest(store.state);
+    const { command, request, held } = planRequest(store.state);
+    const asked = this.asked;
     // A model that could not be read before these inputs were sent is old news once their plan is shown.
     const modelProblemBefore = errors.has('model');
     let response;
@@ -130,7 +141,7 @@ export class PlanRunner {
       // A balance that takes a while sends its best plan so far: drawn at once (one at a time), refined by the next.
       if (drawingInterim || this.pending || this.stopped || !interim.ok) return;
       drawingInterim = true;
-      interimShown = this.show(interim, request, command, modelProblemBefore, true).finally(() => { drawingInterim = false; });
+      interimShown = this.show(interim, request, command, modelProblemBefore, true, null, asked).finally(() => { drawingInterim = false; });
     };
     const job = engine.run(command, request, { onProgress: (progress) => progressTo(progress), onInterim });
     this.job = job;
@@ -156,7 +167,7 @@ export class PlanRunner {
       this.job = null;
     }
     await interimShown;
-    await this.show(response, request, command, modelProblemBefore, false);
+    await this.show(response, request, command, modelProblemBefore, false, held, asked);
   }
 
   /**
@@ -166,8 +177,10 @@ export class PlanRunner {
    * @param {'estimate' | 'balance'} command
    * @param {boolean} modelProblemBefore a model problem was shown when the request was sent
    * @param {boolean} interim the best plan so far of a balance that goes on
+   * @param {LinkedPlan | null} held the PPB plan a link carried, estimated as it is
+   * @param {number} asked the count of the plan asked for (this.asked when it was sent)
    */
-  async show(response, request, command, modelProblemBefore, interim) {
+  async show(response, request, command, modelProblemBefore, interim, held, asked) {
     const { store, status, errors, banners } = this.parts;
     // Newer inputs are waiting, or the person stopped this call (a balance in slices still answers with its best
     // plan so far): this answer is not the one to show.
@@ -175,6 +188,12 @@ export class PlanRunner {
     // The first plan of a model the engine had not read yet: if the engine refused the model, the loader takes
     // it back and this answer is not a plan's.
     if (this.parts.onModelChecked?.(request.model, response)) return;
+    if (!response.ok && held) {
+      // The plan a link carried does not run here (another engine, another model): PPB balances these inputs anew.
+      store.state.plan = null;
+      this.pending = true;
+      return;
+    }
     if (!response.ok) {
       errors.set('plan', response.errors, { within: this.parts.form, exclude: this.parts.exclude });
       status.setStale(true);
@@ -185,16 +204,24 @@ export class PlanRunner {
     banners.remove('plan-failure');
     const result = /** @type {EstimateResult} */ (response.result);
     const label = planLabel(store.state);
-    const comparison = await this.comparisonFor(result, request, command, label);
+    // A plan a link carried is drawn at once; its comparison (an estimate of the even split) follows it.
+    const comparison = held ? null : await this.comparisonFor(result, request, command, label, held);
     if (interim && (this.pending || this.stopped)) return;
     this.comparison = comparison;
-    this.current = { response, result, request, command, label, interim };
+    this.current = { response, result, request, command, label, interim, held, asked };
     status.setStale(false);
     // The best plan so far is the answer to these inputs, still improving: not dimmed as out of date.
     if (interim) status.setComputing(false);
     performance.mark(interim ? 'ppb:interim-planned' : 'ppb:planned');
     this.parts.onPlan(this.current, this.comparison);
     performance.mark(interim ? 'ppb:interim-drawn' : 'ppb:drawn');
+    if (held) {
+      const shown = this.current;
+      const later = await this.comparisonFor(result, request, command, label, held);
+      if (this.current !== shown || !later) return;
+      this.comparison = later;
+      this.parts.onComparison?.(later);
+    }
   }
 
   /**
@@ -204,9 +231,10 @@ export class PlanRunner {
    * @param {Record<string, any>} request
    * @param {'estimate' | 'balance'} command
    * @param {string} label
+   * @param {LinkedPlan | null} held a linked PPB plan: compared with the even split, as its balance was
    * @returns {Promise<Comparison | null>}
    */
-  async comparisonFor(result, request, command, label) {
+  async comparisonFor(result, request, command, label, held) {
     const { engine, store, banners } = this.parts;
     const state = store.state;
     const pinned = state.compare.pinned;
@@ -218,8 +246,9 @@ export class PlanRunner {
         return null;
       }
       if (command === 'balance' && result.baseline) return { a: { label: 'even split', result: result.baseline }, b: { label, result } };
-      if (state.settings.partition === 'explicit') {
+      if (state.settings.partition === 'explicit' || held) {
         const pipeline = { ...request.pipeline };
+        delete pipeline.stage_layers;
         delete pipeline.layer_offset;
         delete pipeline.recompute;
         delete pipeline.include_timeline;

@@ -12,6 +12,7 @@ import { byId, el } from './dom.js';
 import { scheduleFacts } from './schedules.js';
 import { percent, count, scheduleName } from './format.js';
 import { t } from './i18n.js';
+import { engineSentence } from './engine-text.js';
 
 import { renderSummary, renderCaveats } from './views/summary.js';
 import { renderStageLoads } from './views/stage-loads.js';
@@ -55,6 +56,15 @@ export class PlanViews {
     this.draw();
   }
 
+  /**
+   * The comparison of the plan shown, arrived after it.
+   * @param {Comparison} comparison
+   */
+  showComparison(comparison) {
+    this.comparison = comparison;
+    this.drawCompare();
+  }
+
   /** Draws every view of the plan again (a new plan, a new theme, a new size). */
   draw() {
     if (!this.plan) return;
@@ -65,6 +75,7 @@ export class PlanViews {
     byId('summary', HTMLElement).replaceChildren(...[renderSummary(result, { planLabel: this.describePlan(), samplesPerStep, weightApart }),
       renderCaveats(result.caveats, 'plan-caveats')].filter((node) => node !== null));
     this.showInfeasibility();
+    byId('linked-plan', HTMLElement).hidden = !this.plan.held;
     byId('embed-caption', HTMLElement).textContent = this.caption();
     this.drawStageLoads();
     byId('stage-table-box', HTMLElement).replaceChildren(renderStageTable(result));
@@ -118,6 +129,13 @@ export class PlanViews {
   describePlan() {
     if (!this.plan) return '';
     const method = this.plan.result.method;
+    const held = this.plan.held;
+    if (held) {
+      // A PPB plan from a link: how its balance ended, as the link says.
+      if (held.proven) return t('PPB plan, proven optimal');
+      if (held.within !== null) return t('PPB plan, within {share} of the optimum', { share: percent(held.within) });
+      return t('PPB plan');
+    }
     if (this.plan.command === 'balance' && method) {
       if (this.plan.interim) return t('PPB: the best plan so far, still balancing');
       if (method.proven_optimal) return t('PPB plan, proven optimal');
@@ -154,7 +172,7 @@ export class PlanViews {
     const method = command === 'balance' ? result.method : undefined;
     const notes = method && !method.proven_optimal ? method.notes ?? [] : [];
     const list = byId('method-notes', HTMLElement);
-    list.replaceChildren(...notes.map((note) => el('li', { text: note })));
+    list.replaceChildren(...notes.map((note) => engineSentence(note)).map(({ text, lang }) => el('li', { text, attrs: { lang } })));
     list.hidden = notes.length === 0;
   }
 

@@ -2,8 +2,9 @@
 // balance), the search, and the exact sections of a plan already shown. Control text goes to the engine as typed
 // where it does not read as a number, so the engine's error names the field.
 
-/** @import {PageState, Settings, EstimateResult, ScheduleFacts} from './types.js' */
+/** @import {PageState, Settings, EstimateResult, ScheduleFacts, LinkedPlan} from './types.js' */
 import { scheduleFacts } from './schedules.js';
+import { linkedPipeline } from './linked-plan.js';
 
 /**
  * A control's text as the JSON the engine gets: nothing for an empty field (the engine's default), a number
@@ -92,13 +93,19 @@ export function planSections(s, { timeline = true, partition = true } = {}) {
 }
 
 /**
- * The request for the plan the settings describe: `balance` in PPB mode, `estimate` otherwise.
+ * The request for the plan the settings describe: `balance` in PPB mode, `estimate` otherwise. A PPB plan that came
+ * with a link (state.plan) is estimated as it is (held: that plan): the same plan and figures at once, no balance.
  * @param {PageState} state
- * @returns {{command: 'estimate' | 'balance', request: Record<string, any>}}
+ * @returns {{command: 'estimate' | 'balance', request: Record<string, any>, held: LinkedPlan | null}}
  */
 export function planRequest(state) {
+  const sections = planSections(state.settings);
+  if (state.settings.partition === 'ppb' && state.plan) {
+    delete sections.balance;
+    return { command: 'estimate', request: { model: state.model, ...sections, pipeline: { ...linkedPipeline(state.plan), include_timeline: true } }, held: state.plan };
+  }
   const command = state.settings.partition === 'ppb' ? 'balance' : 'estimate';
-  return { command, request: { model: state.model, ...planSections(state.settings) } };
+  return { command, request: { model: state.model, ...sections }, held: null };
 }
 
 /**

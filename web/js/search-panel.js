@@ -9,7 +9,7 @@ import { byId, el } from './dom.js';
 import { t } from './i18n.js';
 import { searchRequest } from './requests.js';
 import { renderPareto, nearestPoint } from './views/pareto.js';
-import { renderSearchTable, renderInfeasibleGroups, renderVerdict } from './views/search-table.js';
+import { renderSearchTable, renderInfeasibleGroups, renderVerdict, MORE_COLUMNS } from './views/search-table.js';
 import { renderInfeasibility } from './views/infeasibility.js';
 import { renderCaveats } from './views/summary.js';
 import { count } from './format.js';
@@ -33,6 +33,8 @@ export class SearchPanel {
     /** @type {SearchResult | null} */
     this.result = null;
     this.sort = { key: 'rank', descending: false };
+    /** Whether the table shows the columns that can go. */
+    this.allColumns = false;
     /** @type {number | null} */
     this.selected = null;
     /** @type {{cancel: () => void} | null} */
@@ -164,7 +166,19 @@ export class SearchPanel {
       verdict.append(renderInfeasibility(result.infeasibility, { onSearch: search?.run ?? null, searchLabel: search?.label ?? '' }));
     }
     box.replaceChildren(renderPareto(result, { ...this.hooks.size(box), palette: this.hooks.palette(), selected: this.selected, limit }));
-    table.replaceChildren(renderSearchTable(result, {
+    // The columns that can go (tokens per device, time per sample, bubble, gain) wait behind a toggle, so that the
+    // table fits a 1280 px window without sideways scroll.
+    const toggle = el('button', { class: 'button small more-columns', text: this.allColumns ? t('Fewer columns')
+      : t('{n} more columns', { n: MORE_COLUMNS }),
+    attrs: { type: 'button', id: 'search-more-columns', 'aria-expanded': String(this.allColumns), 'aria-controls': 'search-table',
+      title: t('tokens / s / device, ms / sample, bubble, faster than even split') },
+    on: { click: () => {
+      this.allColumns = !this.allColumns;
+      this.draw();
+      byId('search-more-columns', HTMLButtonElement).focus();
+    } } });
+    table.replaceChildren(toggle, renderSearchTable(result, {
+      allColumns: this.allColumns,
       sort: this.sort,
       selected: this.selected,
       onSort: (sort) => {

@@ -6,6 +6,7 @@
 /** @import {PageState, Settings, SearchSettings, PinnedPlan} from './types.js' */
 import { SCHEDULES } from './schedules.js';
 import { DEVICE_PRESET_IDS, SHARDINGS } from './devices.js';
+import { readLinkedPlan } from './linked-plan.js';
 
 /** The example shown first (boot.js starts fetching the same file early). */
 export const DEFAULT_EXAMPLE = 'llama2-70b.json';
@@ -58,6 +59,7 @@ export function initialState(model, label) {
     settings: defaultSettings(),
     search: defaultSearch(),
     compare: { pinned: null },
+    plan: null,
     ui: { theme: 'auto', openPlan: '', search: false, lang: null, modelSource: 'file' },
   };
 }
@@ -186,6 +188,8 @@ export function normaliseState(raw) {
     settings,
     search,
     compare: { pinned },
+    // The PPB plan the state was written with; a plan that does not read is dropped (the page balances again).
+    plan: settings.partition === 'ppb' ? readLinkedPlan(raw.plan) : null,
     ui: {
       theme: oneOf(ui.theme, /** @type {const} */ (['auto', 'light', 'dark']), 'auto'),
       openPlan: text(ui.openPlan, ''),

@@ -100,9 +100,13 @@
  *   settings: Settings,
  *   search: SearchSettings,
  *   compare: {pinned: PinnedPlan | null},
+ *   plan?: LinkedPlan | null,
  *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null,
  *        modelSource: 'file' | 'transformer'}
  * }} PageState
+ *
+ * plan: the PPB plan shown when the state was written (links and state files only; null while the inputs ask for another):
+ * opening the state estimates it as it is instead of balancing again.
  *
  * ui.modelSource: where the Model panel takes the model from, as chosen at its top: a layer cost file (or an
  * example, a paste) or the transformer form.
@@ -132,6 +136,12 @@
  * @typedef {{world_size: string, global_batch_size: string, micro_batch_size: string, tp_degree: string, cp_degree: string,
  *            ep_degree: string, expert_tp_degree: string, sharding: string,
  *            pp_degree: string, vpp_degree: string, micro_batch_num: string, schedule: string[], top_k: string}} SearchSettings
+ *
+ * A balanced plan carried by a link, compact: pp, vpp, micro batches and schedule as the engine ran them, layers per
+ * virtual stage, each recompute option's layers as inclusive [first, last] runs, and how the balance ended (proven
+ * optimal, or within a share of the optimum), so the page can say so without balancing again.
+ * @typedef {{pp: number, vpp: number, m: number, schedule: string, layers: number[],
+ *            recompute: Record<string, [number, number][]>, proven: boolean, within: number | null}} LinkedPlan
  *
  * A plan kept for the comparison view: the request sections that make it (the model is the page's own).
  * @typedef {{label: string, request: Record<string, any>}} PinnedPlan

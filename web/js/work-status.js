@@ -85,6 +85,7 @@ export function describeBalance(p) {
   if (p.phase) parts.push(p.phase);
   parts.push(t('{n} nodes', { n: p.done.toLocaleString('en-US') }));
   if (p.incumbent_ms !== null) parts.push(t('best so far {time}', { time: ms(p.incumbent_ms) }));
-  if (p.lower_bound_ms !== null) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
+  // A bound of 0 proves nothing yet ("no plan below 0 ms"): said only once it is above 0.
+  if (p.lower_bound_ms !== null && p.lower_bound_ms > 0) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
   return parts.join(' · ');
 }

@@ -6,6 +6,7 @@
 import { el } from '../dom.js';
 import { mib } from '../format.js';
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 
 /**
  * @param {Infeasibility} inf
@@ -28,13 +29,14 @@ export function renderInfeasibility(inf, { onSearch, searchLabel }) {
   items.push(el('li', { data: { suggests: 'memory' }, text: t(inf.proven
     ? 'A memory limit of {need} fits: the least any plan of this shape needs.'
     : 'A memory limit of {need} fits the plan shown.', { need: mib(Math.ceil(inf.memory_needed_mib)) }) }));
+  const message = engineSentence(inf.message);
   return el('div', { class: 'infeasibility', attrs: { id: 'infeasibility', role: 'status' } }, [
     el('p', { class: 'infeasibility-title', text: inf.proven
       ? t('No plan of this shape fits: every plan needs at least {bound} on its largest stage, over the {limit} limit.', {
         bound: mib(Math.ceil(inf.lower_bound_mib)), limit: mib(inf.limit_mib) })
       : t('This plan does not fit the {limit} limit.', { limit: mib(inf.limit_mib) }) }),
     // The engine's own sentence, with its numbers (static memory alone, the bound, or the least-over plan's need).
-    el('p', { class: 'infeasibility-message', text: inf.message, attrs: { lang: 'en' } }),
+    el('p', { class: 'infeasibility-message', text: message.text, attrs: { lang: message.lang } }),
     el('p', { class: 'infeasibility-what', text: t('What would fit:') }),
     el('ul', {}, items),
     onSearch ? el('button', { class: 'button small primary', text: searchLabel, attrs: { type: 'button', id: 'infeasibility-search' },

@@ -5,6 +5,7 @@
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 /** @import {Palette} from '../theme.js' */
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 import { s, text, linear, niceMax, ticks, axisBottom, axisLeft, legend, chartRoot } from '../svg.js';
 import { ms, mib, num, percent } from '../format.js';
 
@@ -17,6 +18,26 @@ export function candidateLabel(c) {
   return t('pp {pp} · vpp {vpp} · {m} micro batches · {schedule}', { pp: c.pp_degree, vpp: c.vpp_degree, m: c.micro_batch_num, schedule: c.schedule });
 }
 
+/** The width of the band at the right edge where candidates off the memory scale are drawn. */
+const OUTLIER_BAND = 34;
+
+/**
+ * The peak from which a candidate is drawn off the memory scale: beyond the feasible candidates and the limit by more
+ * than their own spread (at least a quarter of the larger of the two). Infinity when nothing is that far out, or when
+ * no candidate fits and there is no limit to measure from.
+ * @param {SearchCandidate[]} candidates
+ * @param {number | undefined} limit
+ * @returns {number}
+ */
+export function outlierFrom(candidates, limit) {
+  const feasible = candidates.filter((c) => c.feasible && Number.isFinite(c.peak_mib)).map((c) => /** @type {number} */ (c.peak_mib));
+  if (feasible.length === 0 && !(limit && limit > 0)) return Infinity;
+  const all = candidates.filter((c) => Number.isFinite(c.peak_mib)).map((c) => /** @type {number} */ (c.peak_mib));
+  const high = Math.max(...feasible, limit ?? 0);
+  const low = Math.min(...all, limit ?? Infinity);
+  return high + Math.max(high - low, high / 4);
+}
+
 /**
  * @param {SearchResult} result
  * @param {{width: number, height?: number, palette: Palette, selected?: number | null, limit?: number}} options
@@ -25,7 +46,7 @@ export function candidateLabel(c) {
 export function renderPareto(result, { width, height: fit, palette, selected = null, limit }) {
   const height = fit ? Math.max(200, fit) : 330;
   const x0 = 76;
-  const x1 = width - 20;
+  let x1 = width - 20;
   const top = 20;
   const bottom = height - 76;
   const root = chartRoot({ id: 'pareto', width, height, palette, interactive: true,
@@ -40,9 +61,15 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   const peaks = points.map(({ c }) => /** @type {number} */ (c.peak_mib));
   const times = points.map(({ c }) => /** @type {number} */ (c.step_time_ms));
   // The memory axis spans the candidates (and the limit), not zero to the largest: the feasible points differ by a
-  // few percent and would sit on top of each other.
-  const lowest = Math.min(...peaks, limit ?? Infinity);
-  const highest = Math.max(...peaks, limit ?? 0);
+  // few percent and would sit on top of each other. A candidate far beyond them (a pp that puts the whole model on a
+  // few devices: 10x the limit) would squeeze them into a few pixels, so it is drawn off the scale, in a band at the
+  // right edge past a break in the axis, with its value.
+  const beyond = outlierFrom(points.map(({ c }) => c), limit);
+  const onScale = peaks.filter((peak) => peak < beyond);
+  const outliers = points.filter(({ c }) => /** @type {number} */ (c.peak_mib) >= beyond);
+  if (outliers.length > 0) x1 -= OUTLIER_BAND;
+  const lowest = Math.min(...onScale, limit ?? Infinity);
+  const highest = Math.max(...onScale, limit ?? 0);
   const pad = (highest - lowest) * 0.06 || highest * 0.05 || 1;
   const xTicks = ticks(Math.max(0, lowest - pad), highest + pad, Math.max(3, Math.round((x1 - x0) / 100)));
   const xStep = xTicks.length > 1 ? xTicks[1] - xTicks[0] : pad;
@@ -51,6 +78,8 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   const yMax = niceMax(Math.max(...times) * 1.04);
   const x = linear([xMin, xMax], [x0, x1]);
   const y = linear([0, yMax], [bottom, top]);
+  /** @param {SearchCandidate} c */
+  const xOf = (c) => (/** @type {number} */ (c.peak_mib) >= beyond ? x1 + OUTLIER_BAND / 2 : x(/** @type {number} */ (c.peak_mib)));
   root.append(axisLeft(y, { x: x0, gridRight: x1, title: t('step time (ms)'), palette, format: num, titleOffset: 56 }));
   root.append(axisBottom(x, { y: bottom, gridTop: top, title: t('largest stage peak memory (MiB)'), palette, format: num, count: Math.max(3, Math.round((x1 - x0) / 100)) }));
 
@@ -65,27 +94,34 @@ export function renderPareto(result, { width, height: fit, palette, selected = n
   if (frontPoints.length > 1) {
     let d = '';
     frontPoints.forEach(({ c }, i) => {
-      const px = x(/** @type {number} */ (c.peak_mib));
+      const px = xOf(c);
       const py = y(/** @type {number} */ (c.step_time_ms));
       d += i === 0 ? `M${px.toFixed(1)} ${py.toFixed(1)}` : `H${px.toFixed(1)}V${py.toFixed(1)}`;
     });
     root.append(s('path', { d, fill: 'none', stroke: palette.front, 'stroke-width': 1.5, 'stroke-opacity': 0.7, class: 'pareto-front' }));
   }
 
+  if (outliers.length > 0) {
+    // The break in the axis, and the band's value: the largest peak off the scale.
+    const band = x1 + OUTLIER_BAND / 2;
+    root.append(s('path', { d: `M${x1 + 4} ${bottom + 5}l6 -10m2 10l6 -10`, stroke: palette.muted, 'stroke-width': 1.25, fill: 'none', class: 'axis-break' }));
+    const largest = Math.max(...outliers.map(({ c }) => /** @type {number} */ (c.peak_mib)));
+    root.append(text(band, bottom + 18, t('up to {memory}', { memory: mib(largest) }), { 'text-anchor': 'end', 'font-size': 10, fill: palette.muted, class: 'outlier-value' }));
+  }
   const dots = s('g', { class: 'points' });
   // The Pareto front last, on top of the points it dominates.
   const ordered = [...points.filter(({ index }) => !front.has(index)), ...points.filter(({ index }) => front.has(index))];
   for (const { c, index } of ordered) {
-    const px = x(/** @type {number} */ (c.peak_mib));
+    const px = xOf(c);
     const py = y(/** @type {number} */ (c.step_time_ms));
     const onFront = front.has(index);
     const tip = [candidateLabel(c), t('step time {time}', { time: ms(/** @type {number} */ (c.step_time_ms)) }),
       t('peak: {memory}', { memory: mib(/** @type {number} */ (c.peak_mib)) })];
     if (c.bubble_fraction !== null && c.bubble_fraction !== undefined) tip.push(t('bubble {share}', { share: percent(c.bubble_fraction) }));
-    if (!c.feasible) tip.push(t('infeasible'), ...(c.reasons ?? []).slice(0, 3));
+    if (!c.feasible) tip.push(t('infeasible'), ...(c.reasons ?? []).slice(0, 3).map((reason) => engineSentence(reason).text));
     if (onFront) tip.push(t('on the Pareto front'));
     tip.push(t('click to open this plan'));
-    const attributes = { class: `point${onFront ? ' front' : ''}${c.feasible ? '' : ' infeasible'}`, 'data-index': index, 'data-tip': tip.join('\n'), tabindex: 0, role: 'button',
+    const attributes = { class: `point${onFront ? ' front' : ''}${c.feasible ? '' : ' infeasible'}${c.peak_mib !== null && c.peak_mib >= beyond ? ' off-scale' : ''}`, 'data-index': index, 'data-tip': tip.join('\n'), tabindex: 0, role: 'button',
       'aria-label': `${candidateLabel(c)}, ${ms(/** @type {number} */ (c.step_time_ms))}, ${mib(/** @type {number} */ (c.peak_mib))}${c.feasible ? '' : t(', infeasible')}` };
     if (c.feasible) {
       dots.append(s('g', attributes, [

@@ -3,13 +3,15 @@
 
 /** @import {SearchResult, SearchCandidate} from '../types.js' */
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 import { activates, el } from '../dom.js';
 import { num, percent, count, signed } from '../format.js';
 import { finite } from './summary.js';
 
 /**
  * @typedef {{key: string, label: string, value: (c: SearchCandidate, index: number) => number | string | null,
- *            show?: (c: SearchCandidate, index: number) => string}} Column
+ *            show?: (c: SearchCandidate, index: number) => string, more?: boolean}} Column
+ *   more: shown only when the person asks for every column (the table fits 1280 px without them)
  */
 
 /** @param {number | null | undefined} v @param {(v: number) => string} [format] */
@@ -54,12 +56,12 @@ const COLUMNS = [
   { key: 'schedule', label: 'schedule', value: (c) => c.schedule },
   { key: 'throughput_samples_per_s', label: 'samples / s', value: samplesPerS, show: (c) => orDash(samplesPerS(c)) },
   { key: 'mfu', label: 'MFU', value: mfuOf, show: (c) => orDash(mfuOf(c), percent) },
-  { key: 'tokens_per_s_per_device', label: 'tokens / s / device', value: tokensOf, show: (c) => orDash(tokensOf(c)) },
-  { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms) },
+  { key: 'tokens_per_s_per_device', label: 'tokens / s / device', value: tokensOf, show: (c) => orDash(tokensOf(c)), more: true },
+  { key: 'time_per_sample_ms', label: 'ms / sample', value: (c) => c.time_per_sample_ms ?? null, show: (c) => orDash(c.time_per_sample_ms), more: true },
   { key: 'step_time_ms', label: 'step time ms', value: (c) => c.step_time_ms, show: (c) => orDash(c.step_time_ms) },
   { key: 'peak_mib', label: 'peak MiB', value: (c) => c.peak_mib, show: (c) => orDash(c.peak_mib) },
-  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent) },
-  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText },
+  { key: 'bubble_fraction', label: 'bubble', value: (c) => c.bubble_fraction, show: (c) => orDash(c.bubble_fraction, percent), more: true },
+  { key: 'gain_ms', label: 'faster than even split', value: (c) => c.gain_ms ?? null, show: gainText, more: true },
   { key: 'feasible', label: 'fits', value: (c) => (c.feasible ? 1 : 0), show: fitsText },
 ];
 
@@ -89,14 +91,16 @@ export function sortedIndices(result, sort) {
 
 /**
  * @param {SearchResult} result
- * @param {{sort: Sort, selected: number | null, onSort: (sort: Sort) => void, onOpen: (index: number) => void}} options
+ * @param {{sort: Sort, selected: number | null, onSort: (sort: Sort) => void, onOpen: (index: number) => void,
+ *          allColumns?: boolean}} options allColumns: the columns that can go (tokens per device, time per sample,
+ *   bubble, the gain) shown too; else they are hidden (still in the table, for automation and screen readers' tables)
  * @returns {HTMLElement}
  */
-export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
+export function renderSearchTable(result, { sort, selected, onSort, onOpen, allColumns = false }) {
   const front = new Set(result.pareto);
   const head = el('tr', {}, COLUMNS.map((column) => {
     const active = sort.key === column.key;
-    return el('th', { attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
+    return el('th', { class: column.more ? 'more-column' : undefined, attrs: { scope: 'col', 'aria-sort': active ? (sort.descending ? 'descending' : 'ascending') : 'none' } }, [
       el('button', { class: 'sort', text: t(column.label) + (active ? (sort.descending ? ' ▾' : ' ▴') : ''), attrs: { type: 'button' },
         on: { click: () => onSort({ key: column.key, descending: active ? !sort.descending : false }) } }),
     ]);
@@ -108,23 +112,23 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
       class: [c.feasible ? '' : 'infeasible', c.feasible && c.tight === true ? 'tight' : '', front.has(index) ? 'front' : '',
         index === selected ? 'selected' : ''].join(' ').trim(),
       data: { index },
-      attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).join(' '),
-        // The reasons are the engine's (English) sentences.
+      attrs: { tabindex: 0, title: c.feasible ? t('Open this plan in the views') : (c.reasons ?? []).map((r) => engineSentence(r).text).join(' '),
+        // The reasons are the engine's sentences (in Chinese where js/lang/zh-engine.js knows them).
         'data-title-from': c.feasible ? null : 'engine', 'aria-selected': index === selected },
       on: activates(open),
     }, COLUMNS.map((column) => {
       const text = column.show ? column.show(c, index) : String(column.value(c, index) ?? '–');
       const raw = column.value(c, index);
       // The engine's note on a missing gain (English, as the row's reasons are).
-      const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? c.gain_note : null;
+      const note = column.key === 'gain_ms' && typeof c.gain_note === 'string' ? engineSentence(c.gain_note).text : null;
       const tight = column.key === 'feasible' && c.feasible && c.tight === true;
-      return el('td', { text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
+      return el('td', { class: column.more ? 'more-column' : undefined, text: column.key === 'rank' && front.has(index) ? `${text} ◆` : text, data: { field: column.key },
         attrs: { 'data-value': typeof raw === 'number' ? String(raw) : null,
           title: note ?? (tight ? t('Fits, but its peak is within the device\'s memory margin: fragmentation may tip it over.') : null),
           'data-title-from': note ? 'engine' : null } });
     }));
   });
-  return el('table', { class: 'search-table', attrs: { id: 'search-table' } }, [
+  return el('table', { class: allColumns ? 'search-table all-columns' : 'search-table', attrs: { id: 'search-table' } }, [
     el('caption', { text: t('{n} candidates · ◆ on the Pareto front · click a row to open its plan', { n: count(result.candidates.length) }) }),
     el('thead', {}, [head]),
     el('tbody', {}, rows),
@@ -137,7 +141,7 @@ export function renderSearchTable(result, { sort, selected, onSort, onOpen }) {
  * @returns {HTMLElement}
  */
 export function renderInfeasibleGroups(result) {
-  const skipped = (result.skipped_groups ?? []).map((g) => ({ reason: `skipped: ${g.reason}`, count: g.count }));
+  const skipped = (result.skipped_groups ?? []).map((g) => ({ reason: g.reason, count: g.count, skipped: true }));
   let groups = result.infeasible_groups;
   if (!groups) {
     /** @type {Map<string, number>} */
@@ -145,11 +149,15 @@ export function renderInfeasibleGroups(result) {
     for (const c of result.candidates) for (const reason of c.reasons ?? []) counts.set(reason, (counts.get(reason) ?? 0) + 1);
     groups = [...counts].map(([reason, n]) => ({ reason, count: n })).sort((a, b) => b.count - a.count);
   }
-  groups = [...groups, ...skipped];
-  if (groups.length === 0) return el('p', { class: 'muted', text: t('Every combination was evaluated and fits in memory.') });
-  return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, groups.map((g) =>
-    // The reasons are the engine's sentences: English, marked so.
-    el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }), el('span', { text: g.reason, attrs: { lang: 'en' } })])));
+  /** @type {{reason: string, count: number, skipped?: boolean}[]} */
+  const all = [...groups, ...skipped];
+  if (all.length === 0) return el('p', { class: 'muted', text: t('Every combination was evaluated and fits in memory.') });
+  return el('ul', { class: 'reasons', attrs: { id: 'infeasible-groups' } }, all.map((g) => {
+    // The reasons are the engine's sentences: in Chinese where known, else English, marked so.
+    const reason = engineSentence(g.reason);
+    return el('li', {}, [el('span', { class: 'reason-count', text: count(g.count) }),
+      g.skipped ? el('span', { text: t('skipped: ') }) : null, el('span', { text: reason.text, attrs: { lang: reason.lang } })]);
+  }));
 }
 
 /**
@@ -221,7 +229,10 @@ export function renderVerdict(result, { limit }) {
   const reasons = best?.reasons ?? [];
   return el('div', { class: `search-verdict${tie ? ' tie' : ''}`, attrs: { id: 'search-verdict' } }, [
     ...lines.map((text) => el('p', { text })),
-    reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons', lang: 'en' } },
-      reasons.map((reason) => el('li', { text: reason }))) : null,
+    reasons.length > 0 ? el('ul', { class: 'search-best-reasons', attrs: { id: 'search-best-reasons' } },
+      reasons.map((reason) => engineSentence(reason)).map(({ text, lang }) => el('li', { text, attrs: { lang } }))) : null,
   ]);
 }
+
+/** How many columns the table hides until asked for all. */
+export const MORE_COLUMNS = COLUMNS.filter((column) => column.more).length;

@@ -6,6 +6,7 @@
 import { el } from '../dom.js';
 import { ms, mib, num, percent, count } from '../format.js';
 import { t } from '../i18n.js';
+import { engineSentence } from '../engine-text.js';
 
 /**
  * @param {string} label
@@ -90,7 +91,7 @@ export function renderSummary(result, { planLabel, samplesPerStep, weightApart =
 export const finite = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
 
 /**
- * What the estimate leaves out, in the engine's sentences (English, marked so), as a short list; null when the
+ * What the estimate leaves out, in the engine's sentences (js/engine-text.js), as a short list; null when the
  * engine names nothing.
  * @param {unknown} caveats the result's `caveats`
  * @param {string} id
@@ -101,6 +102,6 @@ export function renderCaveats(caveats, id) {
   if (sentences.length === 0) return null;
   return el('div', { class: 'caveats', attrs: { id } }, [
     el('p', { class: 'caveats-title', text: t('What the estimate leaves out') }),
-    el('ul', { attrs: { lang: 'en' } }, sentences.map((sentence) => el('li', { text: sentence }))),
+    el('ul', {}, sentences.map((sentence) => engineSentence(sentence)).map(({ text, lang }) => el('li', { text, attrs: { lang } }))),
   ]);
 }

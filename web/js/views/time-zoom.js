@@ -1,6 +1,9 @@
 // Zoom and pan over a time axis, shared by the timeline and the memory chart: Ctrl/⌘ + wheel (or a trackpad
 // pinch) zooms around the pointer, Shift + wheel or a sideways scroll pans, dragging pans, a double click shows
 // the whole step. Plain wheel scrolls the page, so a chart never traps it. Redraws are batched per frame.
+// The zoom is a constant factor per wheel notch, √2 (two notches are one press of the zoom buttons, 2×), and a pinch
+// zooms at the same rate per unit of its wheel delta (a pinch reaches the page as Ctrl + wheel with small deltas).
+// Dragging selects no text.
 
 /**
  * @typedef {[number, number]} TimeWindow
@@ -9,6 +12,23 @@
  *            setWindow: (window: TimeWindow) => void}} ZoomHooks
  * chartX: a pointer's x in chart coordinates; scale: chart units per CSS pixel (both without reading layout)
  */
+
+/** How far one wheel notch zooms: the window's span divided (in) or multiplied (out) by √2. */
+export const ZOOM_PER_NOTCH = Math.SQRT2;
+/** A wheel notch in pixels of deltaY, as Chromium reports one (deltaMode 0); Firefox's is 3 lines. */
+const NOTCH_PIXELS = 100;
+const NOTCH_LINES = 3;
+
+/**
+ * How much a wheel event zooms: ZOOM_PER_NOTCH to the power of its notches (a fraction of one for a pinch's or a
+ * trackpad's small deltas), at most 4 notches per event. Below 1 zooms in.
+ * @param {{deltaY: number, deltaMode: number}} event
+ * @returns {number}
+ */
+export function wheelZoomFactor({ deltaY, deltaMode }) {
+  const notches = deltaMode === 1 ? deltaY / NOTCH_LINES : deltaMode === 2 ? deltaY : deltaY / NOTCH_PIXELS;
+  return ZOOM_PER_NOTCH ** Math.max(-4, Math.min(4, notches));
+}
 
 /** The narrowest window (the zoom's limit): a microsecond, or a 20,000th of the step when that is longer. */
 export const MIN_SPAN_MS = 0.001;
@@ -70,7 +90,7 @@ export function attachTimeZoom(container, hooks) {
     if (!at) return;
     if (event.ctrlKey || event.metaKey) {
       event.preventDefault();
-      hooks.setWindow(zoomWindow(hooks.getWindow(), at.t, Math.exp(Math.max(-1, Math.min(1, event.deltaY * 0.01))), hooks.extent()));
+      hooks.setWindow(zoomWindow(hooks.getWindow(), at.t, wheelZoomFactor(event), hooks.extent()));
     } else if (event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY)) {
       event.preventDefault();
       const delta = (event.shiftKey ? event.deltaY || event.deltaX : event.deltaX) * at.perPixel;
@@ -88,6 +108,8 @@ export function attachTimeZoom(container, hooks) {
     drag = { pointer: event.pointerId, clientX: event.clientX, window: hooks.getWindow(), perPixel: at.perPixel };
     container.setPointerCapture(event.pointerId);
   });
+  // A drag pans; it never selects the chart's text (or the page's around it).
+  document.addEventListener('selectstart', (event) => { if (drag) event.preventDefault(); });
   container.addEventListener('pointermove', (event) => {
     if (!drag || event.pointerId !== drag.pointer) return;
     const delta = (drag.clientX - event.clientX) * drag.perPixel;
