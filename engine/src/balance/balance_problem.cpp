@@ -130,6 +130,14 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
   if (pp == 1 || min_send == kInf) min_send = 0;
   program = program_of(model, device, shape, tail);
   read_program(*this);
+  if (needs_costs(shape.schedule)) {
+    // The plan's own zb_auto program may hold more than the even split's, but never more than the
+    // cap's worth (zb_auto.hpp): charging that keeps every plan the balancer finds within the limit.
+    const double most = std::min(static_cast<double>(shape.in_flight_cap()), m);
+    for (double& h : held) h = std::max(h, most);
+    for (auto& stage_peaks : peaks) stage_peaks.assign(1, std::vector<double>(1, most));
+    memory_exact = false;
+  }
   drain_additive = !split && std::all_of(tail.begin(), tail.end(), [](double t) { return t == 0; });
 }
 

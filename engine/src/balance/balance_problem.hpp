@@ -35,7 +35,8 @@ struct BalanceProblem {
   bool overlaps = false;  // the schedule runs F&B pairs, which hide communication (dualpipev)
   // The program every part of the balancer reads. zb_auto's depends on the stage costs; the one for
   // the even split without recompute stands for every plan here, so what the balancer proves holds
-  // for that program, not for the one the estimate of its answer writes (balance_answer.cpp says so).
+  // for that program, not for the one the estimate of its answer writes (balance_answer.cpp says so),
+  // and each stage is charged the cap's worth of activation, the most any zb_auto program holds.
   Program program;
   double limit = kInf;  // memory limit less reserved
   double min_send = 0;  // the cheapest transfer of any layer's output (0 with one stage)
