@@ -7,7 +7,9 @@
 // with as many forwards as end before micro batch 0's backward returns (within the cap), and a weight
 // gradient runs where it ends before the next input arrives. Twelve variants of these rules (may the
 // warm-up overrun that return, must each stage warm up with fewer forwards than the one before, does
-// a W that would delay an input run, wait, or run only when waiting would make the stage the most idle) and the
+// a W that would delay an input run, wait, or run only when waiting would make the stage the most idle),
+// a greedy list scheduler (the operation that can start earliest on any stage next: a backward
+// whose input has arrived, else such a forward within the cap, else a W) and the
 // handcrafted ZB-H1 and ZB-H2 are each run by the real simulator; one over the cap is dropped and the
 // least span wins (ties: the least step time, then the first). The cap counts micro batches' worth of
 // activation on a stage, as the paper's memory limit does: a full activation (F to B) one, a weight
