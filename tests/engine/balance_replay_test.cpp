@@ -8,6 +8,7 @@
 #include "balance/plan_replay.hpp"
 #include "ppb/model/schedule_names.hpp"
 #include "ppb/simulate/simulate.hpp"
+#include "ppb/simulate/zb_auto.hpp"
 
 namespace ppb {
 namespace {
@@ -40,7 +41,7 @@ TEST(PlanReplay, EqualsTheSimulator) {
           }
           if (coin(rng))
             for (int s = 0; s < pp; ++s) in.stage_tail_ms.push_back(send(rng));
-          const Program program = schedule_program(in);
+          const Program program = program_for(in);  // zb_auto's for these costs, as the simulator writes it
           const double want = simulate(in).step_time_ms;
           balancer::PlanReplay replay(in, program, in.stage_tail_ms);
           bool aborted = true;

@@ -11,6 +11,7 @@
 #include "ppb/plan/stage_costs.hpp"
 #include "ppb/simulate/estimate.hpp"
 #include "ppb/simulate/simulate.hpp"
+#include "ppb/simulate/zb_auto.hpp"
 
 namespace ppb {
 namespace {
@@ -46,7 +47,10 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
         ++accepted;
         const int V = shape.virtual_stages();
         std::vector<int> f(static_cast<std::size_t>(V * m)), b(f.size()), w(f.size()), apart(f.size());
-        const Program program = schedule_program(shape);
+        SimulationInput in;
+        static_cast<PipelineShape&>(in) = shape;
+        in.costs.assign(static_cast<std::size_t>(V), VirtualStageCost{1.0, 2.5, 1.0, 1.0, 0.25, 0.5, 0.25, 0.5});
+        const Program program = program_for(in);  // zb_auto's is written for the costs
         std::int64_t ops = 0;
         for (int s = 0; s < pp; ++s)
           for (const Op& op : program[static_cast<std::size_t>(s)]) {
@@ -70,9 +74,6 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
           ASSERT_EQ(b[i], 1) << schedule_name(schedule) << " pp=" << pp << " m=" << m << " op " << i;
           ASSERT_EQ(w[i], apart[i]) << schedule_name(schedule) << " pp=" << pp << " m=" << m << " op " << i;
         }
-        SimulationInput in;
-        static_cast<PipelineShape&>(in) = shape;
-        in.costs.assign(static_cast<std::size_t>(V), VirtualStageCost{1.0, 2.5, 1.0, 1.0, 0.25, 0.5, 0.25, 0.5});
         in.program = &program;
         SimulationResult r;
         ASSERT_NO_THROW(r = simulate(in)) << schedule_name(schedule) << " pp=" << pp << " m=" << m;

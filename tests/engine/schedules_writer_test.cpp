@@ -1,7 +1,8 @@
 // The schedules' facts the page reads instead of rules of its own: every schedule in the contract's
 // order with the chunk counts it runs, its default, and whether B and W run apart. Expected values
 // from the contract (docs/contract.md): interleaved_1f1b needs vpp_degree >= 2, zbv and dualpipev
-// run two chunks, the rest one; zb_h1, zb_h2, zbv and dualpipev split the weight gradient.
+// run two chunks, the rest one; zb_h1, zb_h2, zbv, dualpipev and zb_auto split the weight gradient;
+// zb_auto alone writes its order for the stage costs.
 #include "ppb/io/schedules_writer.hpp"
 
 #include <gtest/gtest.h>
@@ -17,11 +18,17 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
     const char* name;
     int min, max, default_vpp;
     bool weight_apart, v_shape;
+    bool cost_aware = false;
   };
   const Expected expected[] = {
-      {"gpipe", 1, 1, 1, false, false},   {"1f1b", 1, 1, 1, false, false}, {"interleaved_1f1b", 2, 64, 2, false, false},
-      {"zb_h1", 1, 1, 1, true, false},    {"zb_h2", 1, 1, 1, true, false}, {"zbv", 2, 2, 2, true, true},
+      {"gpipe", 1, 1, 1, false, false},
+      {"1f1b", 1, 1, 1, false, false},
+      {"interleaved_1f1b", 2, 64, 2, false, false},
+      {"zb_h1", 1, 1, 1, true, false},
+      {"zb_h2", 1, 1, 1, true, false},
+      {"zbv", 2, 2, 2, true, true},
       {"dualpipev", 2, 2, 2, true, true},
+      {"zb_auto", 1, 1, 1, true, false, true},
   };
   ASSERT_EQ(list.size(), std::size(expected));
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -33,6 +40,7 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
     EXPECT_EQ(s["vpp_degree"]["default"], e.default_vpp) << e.name;
     EXPECT_EQ(s["weight_apart"], e.weight_apart) << e.name;
     EXPECT_EQ(s["v_shape"], e.v_shape) << e.name;
+    EXPECT_EQ(s["cost_aware"], e.cost_aware) << e.name;
   }
 }
 

@@ -33,6 +33,9 @@ export const SCHEDULE_INFO = [
   { name: 'dualpipev', label: 'DualPipeV',
     description: 'DeepSeek\'s DualPipeV: two chunks in a V, forward and backward of two micro batches overlapped (F&B).',
     conditions: 'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.' },
+  { name: 'zb_auto', label: 'Zero bubble auto',
+    description: 'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).',
+    conditions: 'Runs one chunk per device; pipeline.max_in_flight is at least 1.' },
 ];
 
 /** The schedule names the page offers: every schedule the engine runs, in the engine's order. */

@@ -80,9 +80,10 @@
  *
  * A schedule as the engine runs it (the module's schedules(), docs/contract.md, "Schedules"): the chunk counts
  * (vpp_degree) it runs, from min to max, and the one it runs when none is given; weight_apart: it runs weight
- * gradients apart from their backward, so its span differs from its step time; v_shape: its chunks lie in a V.
+ * gradients apart from their backward, so its span differs from its step time; v_shape: its chunks lie in a V;
+ * cost_aware: its order is found for the plan's stage costs (zb_auto).
  * @typedef {{name: string, vpp_degree: {min: number, max: number, default: number}, weight_apart: boolean,
- *            v_shape: boolean}} ScheduleFacts
+ *            v_shape: boolean, cost_aware: boolean}} ScheduleFacts
  *
  * What a cluster gives one pp_degree (the `cluster` command's result): dp and micro batches, each null when it does
  * not divide, and the rule broken.

@@ -60,6 +60,10 @@ std::vector<std::string> why_not_exact(Table table, bool budget_hit, bool clock_
 // were not all simulated; empty when neither (docs/ppb.md, why the result is optimal). The bounds
 // themselves hold under every schedule program.
 std::string why_inexact(const BalanceProblem& problem, const StageRecompute& recompute, const BranchAndBound& search) {
+  if (needs_costs(problem.shape.schedule))
+    return std::string("not proven optimal: ") + schedule_name(problem.shape.schedule) +
+           "'s program depends on the stage costs; the balancer searched with the program written for the even "
+           "split, and the plan's estimate runs the one written for the plan's own costs";
   if (!problem.memory_exact)
     return std::string("not proven optimal: under ") + schedule_name(problem.shape.schedule) +
            " a layer states a weight activation below the activation it keeps, and the balancer charges the "

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 
+#include "ppb/plan/plan.hpp"
+#include "ppb/plan/stage_costs.hpp"
 #include "ppb/schedule/schedule.hpp"
+#include "ppb/simulate/zb_auto.hpp"
 
 namespace ppb::balancer {
 namespace {
@@ -53,7 +56,7 @@ void read_program(BalanceProblem& p) {
       backward_seen = true;
       if (!weight_apart) chunk(v) -= 1;
     };
-    for (const Op& op : stage_program(shape, s)) {
+    for (const Op& op : p.program[static_cast<std::size_t>(s)]) {
       switch (op.kind) {
         case OpKind::F: take(op.virtual_stage); break;
         case OpKind::FB:
@@ -65,6 +68,20 @@ void read_program(BalanceProblem& p) {
       }
     }
   }
+}
+
+// The schedule's program; zb_auto's for the costs of the even split without recompute.
+Program program_of(const Model& model, const Device& device, const PipelineShape& shape,
+                   const std::vector<double>& tail) {
+  if (!needs_costs(shape.schedule)) return schedule_program(shape);
+  Plan even(shape);
+  even.stage_layers = even_stage_layers(model, shape.virtual_stages());
+  even.recompute.assign(static_cast<std::size_t>(model.layer_count()), -1);
+  SimulationInput in;
+  static_cast<PipelineShape&>(in) = shape;
+  in.costs = virtual_stage_costs(model, device, even);
+  in.stage_tail_ms = tail;
+  return zb_auto_program(in);
 }
 
 }  // namespace
@@ -111,7 +128,16 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
   // An empty first stage sends only the latency (send_after(0)), which may be the cheapest transfer.
   if (min_size == 0 && model.pinned_first == 0) min_send = std::min(min_send, device.p2p_latency_ms);
   if (pp == 1 || min_send == kInf) min_send = 0;
+  program = program_of(model, device, shape, tail);
   read_program(*this);
+  if (needs_costs(shape.schedule)) {
+    // The plan's own zb_auto program may hold more than the even split's, but never more than the
+    // cap's worth (zb_auto.hpp): charging that keeps every plan the balancer finds within the limit.
+    const double most = std::min(static_cast<double>(shape.in_flight_cap()), m);
+    for (double& h : held) h = std::max(h, most);
+    for (auto& stage_peaks : peaks) stage_peaks.assign(1, std::vector<double>(1, most));
+    memory_exact = false;
+  }
   drain_additive = !split && std::all_of(tail.begin(), tail.end(), [](double t) { return t == 0; });
 }
 

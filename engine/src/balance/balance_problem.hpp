@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ppb/balance/balance.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 namespace ppb::balancer {
 
@@ -32,8 +33,13 @@ struct BalanceProblem {
   double m = 1;           // micro batches
   bool split = false;     // the schedule runs W apart from B
   bool overlaps = false;  // the schedule runs F&B pairs, which hide communication (dualpipev)
-  double limit = kInf;    // memory limit less reserved
-  double min_send = 0;    // the cheapest transfer of any layer's output (0 with one stage)
+  // The program every part of the balancer reads. zb_auto's depends on the stage costs; the one for
+  // the even split without recompute stands for every plan here, so what the balancer proves holds
+  // for that program, not for the one the estimate of its answer writes (balance_answer.cpp says so),
+  // and each stage is charged the cap's worth of activation, the most any zb_auto program holds.
+  Program program;
+  double limit = kInf;  // memory limit less reserved
+  double min_send = 0;  // the cheapest transfer of any layer's output (0 with one stage)
   // Whether every stage bound grows by exactly what the backward drain before its stage grows by:
   // no split weight gradient (whose drain is not counted) and no outside tails (max(drain, tail)).
   bool drain_additive = true;

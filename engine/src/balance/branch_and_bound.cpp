@@ -17,8 +17,7 @@ BranchAndBound::BranchAndBound(const BalanceProblem& problem, StageRecompute& re
       bounds_(bounds),
       suffix_(suffix),
       budget_(budget),
-      program_(schedule_program(p_.shape)),  // built once, not at every simulation
-      replay_(p_.shape, program_, p_.tail),
+      replay_(p_.shape, p_.program, p_.tail),
       whole_after_nodes_(whole_after_nodes) {
   const auto V = static_cast<std::size_t>(p_.V), pp = static_cast<std::size_t>(p_.pp);
   ends_.assign(V, 0);

@@ -168,7 +168,6 @@ class BranchAndBound {
   std::vector<int> unstarted_;  // stages whose chunk 0 comes after the current virtual stage
   int v_ = 0;                   // the current virtual stage
   bool choices_cut_ = false;
-  Program program_;
   PlanReplay replay_;  // the simulator's step time of costs_, without allocating
   double best_time_ = kInf;
   double cut_ = kInf;

@@ -46,7 +46,9 @@ CountSearch::CountSearch(const BalanceProblem& problem) : p_(problem) {
   const auto& options = p_.options.recompute_options;
   V_ = p_.V;
   N_ = model.body_count();
-  if (V_ < 2 || p_.overlaps || !p_.memory_exact || p_.min_size != 1 || N_ <= 0) return;
+  // zb_auto: its proof would be for the even split's program, not the plan's (balance_problem.hpp).
+  if (V_ < 2 || p_.overlaps || !p_.memory_exact || p_.min_size != 1 || N_ <= 0 || needs_costs(p_.shape.schedule))
+    return;
   const int needed = V_ - (model.pinned_first > 0 ? 1 : 0) - (model.pinned_last > 0 ? 1 : 0);
   if (N_ < needed) return;
   body_ = &model.layers[static_cast<std::size_t>(model.body_begin())];
@@ -187,7 +189,7 @@ void CountSearch::start(double incumbent, std::int64_t simulations_before) {
   pooled_.clear();
   max_path_rows_ = std::min(kMaxPathRows, static_cast<int>(kMaxPoolEntries / n));
   paths_ = std::make_unique<ProgramPaths>(p_);
-  replay_ = std::make_unique<PlanReplay>(p_.shape, schedule_program(p_.shape), p_.tail);
+  replay_ = std::make_unique<PlanReplay>(p_.shape, p_.program, p_.tail);
   x_.assign(static_cast<std::size_t>(n), 0);
   gain_sum_.assign(2 * static_cast<std::size_t>(n), 0);
   gain_count_.assign(2 * static_cast<std::size_t>(n), 0);

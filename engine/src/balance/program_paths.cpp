@@ -9,7 +9,7 @@ ProgramPaths::ProgramPaths(const BalanceProblem& problem) : p_(problem) {
   const int pp = p_.pp, V = p_.V;
   const auto m = static_cast<std::size_t>(p_.shape.micro_batch_num);
   // The simulator's replay already orders the program so that every input comes first.
-  const PlanReplay replay(p_.shape, schedule_program(p_.shape), p_.tail);
+  const PlanReplay replay(p_.shape, p_.program, p_.tail);
   // The node of F(u, j) and of B(u, j), once placed.
   std::vector<int> forward(static_cast<std::size_t>(V) * m, -1), backward(static_cast<std::size_t>(V) * m, -1);
   const auto at = [&](std::vector<int>& table, int u, int j) -> int& {

@@ -105,7 +105,7 @@ int WholePlanBound::chain_bounds(WholePlanBound* into) const {
   const int vpp = p_.shape.vpp_degree;
   int count = 0;
   for (int s = 0; s < pp_; ++s) {
-    const std::vector<Op> program = stage_program(p_.shape, s);
+    const std::span<const Op> program = p_.program[static_cast<std::size_t>(s)];
     const int n = static_cast<int>(program.size());
     std::vector<int> starts, ends;
     for (int c = 0; c < vpp; ++c)

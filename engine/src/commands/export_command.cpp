@@ -83,8 +83,13 @@ CommandOutput run_export(json document, const RequestClock& /*clock*/) {
   switch (launcher) {
     case Launcher::mindformers: out = export_mindformers(fit.plan, request.model, run.stated ? &run : nullptr); break;
     case Launcher::megatron: out = export_megatron(fit.plan, request.model, run.stated ? &run : nullptr); break;
-    case Launcher::pytorch: out = export_pytorch(fit.plan); break;
-    default: out = export_torchtitan(fit.plan, request.model, &run); break;
+    case Launcher::pytorch:
+      out = export_pytorch(fit.plan, plan_program(request.model, request.device, fit.plan, request.components));
+      break;
+    default:
+      out = export_torchtitan(fit.plan, plan_program(request.model, request.device, fit.plan, request.components),
+                              request.model, &run);
+      break;
   }
   if (launcher == Launcher::mindformers) comment_changes(out, fit.exported.changes);
   result["json"] = std::move(out.json);

@@ -40,8 +40,9 @@ std::string pytorch_action(const Op& op) {
   return "";
 }
 
-ExportOutput export_pytorch(const Plan& plan) {
-  const Program program = schedule_program(plan);
+ExportOutput export_pytorch(const Plan& plan) { return export_pytorch(plan, schedule_program(plan)); }
+
+ExportOutput export_pytorch(const Plan& plan, const Program& program) {
   json actions = json::array();
   std::string csv;
   for (const auto& ops : program) {
@@ -68,6 +69,10 @@ ExportOutput export_pytorch(const Plan& plan) {
     notes.push_back(std::string(schedule_name(plan.schedule)) +
                     " places stage i >= pp on rank 2 pp - 1 - i (a V, PyTorch's style \"v\"); the loader reads this "
                     "placement from the CSV, so build rank r's two stages as stage r and stage 2 pp - 1 - r");
+  if (needs_costs(plan.schedule))
+    notes.push_back(std::string(schedule_name(plan.schedule)) +
+                    "'s order was found for this plan's stage costs; PyTorch has no schedule class that writes it, so "
+                    "run it from this CSV (any one-stage-per-rank schedule class places the stages)");
   if (plan.schedule == Schedule::dualpipev)
     notes.push_back(
         "PyTorch's runtime runs the two halves of an OVERLAP_F_B action one after the other unless a "

@@ -50,9 +50,9 @@ json model_parts(const Plan& plan, const Model& model, json& notes) {
 
 }  // namespace
 
-ExportOutput export_torchtitan(const Plan& plan, const Model& model, const MegatronRun* run) {
+ExportOutput export_torchtitan(const Plan& plan, const Program& order, const Model& model, const MegatronRun* run) {
   json notes = json::array();
-  const ExportOutput program = export_pytorch(plan);
+  const ExportOutput program = export_pytorch(plan, order);
   json parallelism = json::object();
   parallelism["pipeline_parallel_degree"] = plan.pp_degree;
   parallelism["pipeline_parallel_schedule"] = placement_schedule(plan);

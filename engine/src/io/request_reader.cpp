@@ -348,6 +348,10 @@ void read_pipeline(FieldReader& top, PipelineSpec& p, Unread& unread, Diagnostic
               "schedule " + quoted_input(*schedule) + " is not known; use " + schedule_name_list() + ".");
     }
   }
+  // zb_auto's cap; one micro batch in flight per stage already runs (each stage then finishes a
+  // micro batch's backward before its next forward), so 1 is the least.
+  p.max_in_flight =
+      static_cast<int>(f.integer("max_in_flight", {1, limits::max_micro_batch_num, "MICRO_BATCH_LIMIT"}).value_or(0));
   p.allow_empty_stages = f.boolean("allow_empty_stages").value_or(false);
   p.include_timeline = f.boolean("include_timeline").value_or(false);
   read_partition(f, p, unread, d);

@@ -25,7 +25,8 @@ std::string schedules_json() {
     list.push_back({{"name", schedule_name(schedule)},
                     {"vpp_degree", {{"min", min}, {"max", max}, {"default", default_vpp_degree(schedule)}}},
                     {"weight_apart", splits_weight_gradient(schedule)},
-                    {"v_shape", is_v_shape(schedule)}});
+                    {"v_shape", is_v_shape(schedule)},
+                    {"cost_aware", needs_costs(schedule)}});
   }
   return json_text(json{{"schedules", list}});
 }

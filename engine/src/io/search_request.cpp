@@ -220,6 +220,7 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
   space.ep_degree = training_ep.value_or(parallel_ep.value_or(1));
   space.tp_degree = tp;
   space.cp_degree = cp;
+  space.max_in_flight = request.pipeline.max_in_flight;
   space.expert_tp_degree = parallel.integer("expert_tp_degree", degree).value_or(tp);
   if (!world && !request.training.dp_degree && training_ep && *training_ep > 1)
     d.warning("IGNORED_FIELD", "/training/ep_degree",

@@ -12,6 +12,7 @@ const char* schedule_name(Schedule schedule) {
     case Schedule::zb_h2: return "zb_h2";
     case Schedule::zbv: return "zbv";
     case Schedule::dualpipev: return "dualpipev";
+    case Schedule::zb_auto: return "zb_auto";
   }
   return "?";
 }

@@ -209,6 +209,7 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
   plan.pp_degree = spec.pp_degree;  // micro_batch_num is resolved below
   plan.vpp_degree = spec.vpp_degree;
   plan.schedule = spec.schedule;
+  plan.max_in_flight = spec.max_in_flight;
 
   // Each check runs when what it reads was read: an unread value is reported once, by the reader.
   bool degrees_ok = !unread.degrees;

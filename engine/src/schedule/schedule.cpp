@@ -1,6 +1,8 @@
 // Schedule programs: the dispatch to each schedule's generator and each schedule's conditions.
 #include "ppb/schedule/schedule.hpp"
 
+#include <stdexcept>
+
 #include "schedule_programs.hpp"
 
 namespace ppb {
@@ -17,7 +19,7 @@ const char* op_name(OpKind kind) {
 
 bool splits_weight_gradient(Schedule schedule) {
   return schedule == Schedule::zb_h1 || schedule == Schedule::zb_h2 || schedule == Schedule::zbv ||
-         schedule == Schedule::dualpipev;
+         schedule == Schedule::dualpipev || schedule == Schedule::zb_auto;
 }
 
 namespace {
@@ -32,7 +34,10 @@ void append_stage(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
     case Schedule::zb_h2: return programs::zb_h2(shape, stage, ops);
     case Schedule::zbv: return programs::zbv(shape, stage, ops);
     case Schedule::dualpipev: return programs::dualpipev(shape, stage, ops);
+    case Schedule::zb_auto: break;
   }
+  throw std::logic_error(std::string(schedule_name(shape.schedule)) +
+                         "'s program depends on the stage costs: build it with zb_auto_program (simulate/zb_auto.hpp)");
 }
 
 }  // namespace
@@ -55,6 +60,15 @@ void schedule_program(const PipelineShape& shape, Program& program) {
     append_stage(shape, s, program.ops_);
     program.begin_.push_back(program.ops_.size());
   }
+}
+
+Program Program::from_stages(const std::vector<std::vector<Op>>& stages) {
+  Program program;
+  for (const std::vector<Op>& ops : stages) {
+    program.ops_.insert(program.ops_.end(), ops.begin(), ops.end());
+    program.begin_.push_back(program.ops_.size());
+  }
+  return program;
 }
 
 Program schedule_program(const PipelineShape& shape) {

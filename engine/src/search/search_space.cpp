@@ -109,7 +109,7 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           continue;
         }
         for (const Batch& b : batches) {
-          const PipelineShape shape{pp, vpp, b.micro_batch_num, schedule};
+          const PipelineShape shape{pp, vpp, b.micro_batch_num, schedule, space.max_in_flight};
           if (auto broken = shape_rule_broken(shape)) {
             ++skipped[broken->group];
             continue;

@@ -7,20 +7,37 @@
 #include "ppb/core/limits.hpp"
 #include "ppb/model/stage_component.hpp"
 #include "ppb/plan/stage_costs.hpp"
+#include "ppb/simulate/zb_auto.hpp"
 
 namespace ppb {
+
+namespace {
+
+// What the simulation of a plan runs on: its shape, stage costs and the components' tails.
+SimulationInput simulation_input(const Model& model, const Device& device, const Plan& plan,
+                                 const std::vector<StageComponent>& components) {
+  SimulationInput input;
+  static_cast<PipelineShape&>(input) = plan;
+  input.costs = virtual_stage_costs(model, device, plan);
+  input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
+  return input;
+}
+
+}  // namespace
+
+Program plan_program(const Model& model, const Device& device, const Plan& plan,
+                     const std::vector<StageComponent>& components) {
+  return program_for(simulation_input(model, device, plan, components));
+}
 
 Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
                   const std::vector<StageComponent>& components) {
   Estimate out;
   out.plan = plan;
-  const auto costs = virtual_stage_costs(model, device, plan);
-  SimulationInput input;
-  static_cast<PipelineShape&>(input) = plan;
-  input.costs = costs;
+  SimulationInput input = simulation_input(model, device, plan, components);
+  const std::vector<VirtualStageCost>& costs = input.costs;
   input.keep_timeline = keep_timeline;
   input.max_timeline_ops = limits::max_timeline_ops;
-  input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
   out.simulation = simulate(input);
   out.step_time_ms = out.simulation.step_time_ms;
   out.span_ms = out.simulation.span_ms;

@@ -6,6 +6,7 @@
 #include "ppb/simulate/simulate.hpp"
 
 #include "ppb/simulate/timing.hpp"
+#include "ppb/simulate/zb_auto.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -52,7 +53,10 @@ class Simulation {
         heap_of_kept_(buffers.heap_of_kept) {
     if (static_cast<int>(in.costs.size()) != v_) throw std::logic_error("simulate: one cost per virtual stage");
     if (in.program == nullptr) {
-      schedule_program(in, buffers.program);
+      if (needs_costs(in.schedule))
+        buffers.program = zb_auto_program(in);
+      else
+        schedule_program(in, buffers.program);
       program_ = &buffers.program;
     } else {
       program_ = in.program;

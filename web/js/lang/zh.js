@@ -317,6 +317,8 @@ export const ZH = {
   'Runs two chunks per device (vpp_degree 2).': '每个设备运行两个模型块（vpp_degree 2）。',
   'DeepSeek\'s DualPipeV: two chunks in a V, forward and backward of two micro batches overlapped (F&B).': 'DeepSeek 的 DualPipeV：两个模型块按 V 形排布，两个微批次的前向与反向重叠执行（F&B）。',
   'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.': '每个设备运行两个模型块（vpp_degree 2），且微批次数需 ≥ 2 × pp_degree。',
+  'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).': '零气泡自动调度：在 max_in_flight 个微批次的显存上限内（未给出时为 2 × pp；ZB-1p 为 pp，ZB-2p 为 2 × pp），按各阶段的耗时求出执行顺序。',
+  'Runs one chunk per device; pipeline.max_in_flight is at least 1.': '每个设备运行一个模型块；pipeline.max_in_flight 至少为 1。',
 
   // ---- cluster search (js/cluster.js, js/controls.js) ----
   'What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.':

@@ -99,6 +99,8 @@ MegatronRecompute megatron_recompute(const Plan& plan, const Model& model, nlohm
 // _PipelineScheduleRuntime._load_csv reads and torchtitan's pipeline_parallel_schedule_csv names.
 //
 // Example: 1f1b, pp 2, m 2: rank 0 "0F0,0F1,0B0,0B1", rank 1 "1F0,1B0,1F1,1B1".
+ExportOutput export_pytorch(const Plan& plan, const Program& program);
+// The same for a schedule whose program is the shape's alone (not zb_auto: needs_costs).
 ExportOutput export_pytorch(const Plan& plan);
 // torchtitan: json {"parallelism": torchtitan's [parallelism] keys (pipeline degree, the schedule that
 // places the stages, pipeline_parallel_schedule_csv "ppb_schedule.csv", num_pp_microbatches,
@@ -107,7 +109,8 @@ ExportOutput export_pytorch(const Plan& plan);
 // command-line flags), "csv" (the pytorch export's schedule), "stage_to_rank", "notes"}; text the
 // TOML of those sections. Example: 1f1b, pp 2, m 4, embedding + 2 decoders + head:
 // module_fqns_per_model_part [["tok_embeddings", "layers.0"], ["layers.1", "norm", "output"]].
-ExportOutput export_torchtitan(const Plan& plan, const Model& model, const MegatronRun* run);
+// `program` is the plan's (plan_program).
+ExportOutput export_torchtitan(const Plan& plan, const Program& program, const Model& model, const MegatronRun* run);
 
 // When the written plan is not the request's: `changes` (result.exported.changes) at the end of
 // the MindFormers YAML as "# changed: " comments, so that the file does not travel without them.

@@ -15,6 +15,13 @@ struct PipelineShape {
   int vpp_degree = 1;  // model chunks (virtual stages) per physical stage
   std::int64_t micro_batch_num = 1;
   Schedule schedule = Schedule::one_f_one_b;
+  // zb_auto's cap: micro batches' worth of activation a stage holds at once (a full activation, F to
+  // B, counts one; a weight part kept for W its share of the activation); 0 means the default,
+  // 2 x pp_degree. Other schedules do not read it.
+  int max_in_flight = 0;
+
+  // The cap zb_auto keeps: max_in_flight, or 2 x pp_degree when it is 0.
+  [[nodiscard]] int in_flight_cap() const { return max_in_flight > 0 ? max_in_flight : 2 * pp_degree; }
 
   // V = pp_degree x vpp_degree.
   [[nodiscard]] int virtual_stages() const { return pp_degree * vpp_degree; }

@@ -28,6 +28,7 @@ struct PipelineSpec {
   bool vpp_degree_given = false;                // the V-shape schedules imply 2 when it is not
   std::optional<std::int64_t> micro_batch_num;  // resolved by resolve_micro_batch_num
   Schedule schedule = Schedule::one_f_one_b;
+  int max_in_flight = 0;  // zb_auto's cap; 0: not given (2 x pp_degree)
   bool allow_empty_stages = false;
   bool include_timeline = false;
 

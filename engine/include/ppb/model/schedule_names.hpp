@@ -10,12 +10,12 @@
 
 namespace ppb {
 
-enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, zbv, dualpipev };
+enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, zbv, dualpipev, zb_auto };
 
 // Every schedule, in the order the contract lists them.
-inline constexpr std::array<Schedule, 7> all_schedules = {
+inline constexpr std::array<Schedule, 8> all_schedules = {
     Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1,
-    Schedule::zb_h2, Schedule::zbv,         Schedule::dualpipev};
+    Schedule::zb_h2, Schedule::zbv,         Schedule::dualpipev,        Schedule::zb_auto};
 
 // The contract's name of a schedule, e.g. "1f1b".
 const char* schedule_name(Schedule schedule);
@@ -26,6 +26,10 @@ std::string schedule_name_list();
 
 // V-shape schedules (zbv, dualpipev) place two chunks per device so that the forward runs down the
 // devices and back up: virtual stage i < pp on device i, i >= pp on device 2 pp - 1 - i.
+// zb_auto's program is found for the stages' costs (simulate/zb_auto.hpp), so the schedule room
+// cannot write it from the shape alone.
+constexpr bool needs_costs(Schedule schedule) { return schedule == Schedule::zb_auto; }
+
 constexpr bool is_v_shape(Schedule schedule) { return schedule == Schedule::zbv || schedule == Schedule::dualpipev; }
 
 }  // namespace ppb

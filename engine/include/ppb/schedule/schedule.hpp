@@ -38,6 +38,9 @@ struct Op {
 class Program {
  public:
   Program() = default;
+  // A program from every stage's list, stage 0 first (a generator that decides all stages together,
+  // as zb_auto's does).
+  static Program from_stages(const std::vector<std::vector<Op>>& stages);
   [[nodiscard]] std::size_t size() const { return begin_.size() - 1; }  // physical stages
   [[nodiscard]] std::span<const Op> operator[](std::size_t stage) const {
     return {ops_.data() + begin_[stage], begin_[stage + 1] - begin_[stage]};
@@ -66,7 +69,9 @@ class Program {
 };
 
 // The operations physical stage `stage` runs, in order. The shape must meet the schedule's
-// conditions (schedule_problems is empty).
+// conditions (schedule_problems is empty), and its program must not depend on the stage costs
+// (needs_costs, schedule_names.hpp: zb_auto's is written by simulate/zb_auto.hpp; asking here for it
+// is a broken invariant).
 std::vector<Op> stage_program(const PipelineShape& shape, int stage);
 // Every stage's operations, generated into `program`'s storage (kept, so a second call allocates
 // nothing when the shape is no larger).
@@ -74,7 +79,7 @@ void schedule_program(const PipelineShape& shape, Program& program);
 Program schedule_program(const PipelineShape& shape);
 
 // True for schedules that run some weight gradients apart from their backward (zb_h1, zb_h2, zbv,
-// dualpipev).
+// dualpipev, zb_auto).
 bool splits_weight_gradient(Schedule schedule);
 
 // What keeps a schedule from running a shape: a contract error code, the request field at fault and a

@@ -72,6 +72,7 @@ struct SearchSpace {
   std::int64_t ep_degree = 1;
   std::int64_t tp_degree = 1, cp_degree = 1;
   std::int64_t expert_tp_degree = 1;
+  int max_in_flight = 0;  // zb_auto's cap for every candidate (pipeline.max_in_flight; 0: 2 x its pp_degree)
 };
 
 // One point of the space: a pipeline shape and its data-parallel degree.

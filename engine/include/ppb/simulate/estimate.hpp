@@ -87,4 +87,9 @@ struct Estimate {
 Estimate estimate(const Model& model, const Device& device, const Plan& plan, bool keep_timeline,
                   const std::vector<StageComponent>& components = {});
 
+// The program the estimate of `plan` runs: the schedule's, or zb_auto's for the plan's stage costs
+// (the exports write this one).
+Program plan_program(const Model& model, const Device& device, const Plan& plan,
+                     const std::vector<StageComponent>& components = {});
+
 }  // namespace ppb
