@@ -94,8 +94,8 @@ TEST(Compare, PartitionKeptWhereItFitsAndCommandAnswers) {
 // it) on 2 stages, 8 micro batches, 1,000 MiB: the even split does not fit under 1f1b (stage 0 holds
 // 4 x 100 static + 2 micro batches x 400 activation = 1,200 MiB), so the rows as given say
 // infeasible, while balanced every schedule that runs fits, each row's plan is what `balance` gives
-// for that schedule (all proven here, far inside their shares of the work budget), and its figures
-// are that plan's estimate. A row carries its plan in every form, so that the page opens it.
+// for that schedule (all proven here but zb_auto, which never is, far inside their shares of the work budget), and its
+// figures are that plan's estimate. A row carries its plan in every form, so that the page opens it.
 TEST(Compare, BalancedRowsEachRunTheirSchedulesBestPlan) {
   using nlohmann::json;
   json req = {{"model", {{"layers", json::array({test::eight_decoders(100, true)})}}},
@@ -119,7 +119,8 @@ TEST(Compare, BalancedRowsEachRunTheirSchedulesBestPlan) {
     ++ran;
     const std::string name = row["schedule"];
     EXPECT_TRUE(row["feasible"].get<bool>()) << name;
-    EXPECT_TRUE(row["proven_optimal"].get<bool>()) << name;
+    // zb_auto's program follows its plan's costs, so PPB never calls its plan proven (docs/ppb.md).
+    EXPECT_EQ(row["proven_optimal"].get<bool>(), name != "zb_auto") << name;
     EXPECT_EQ(row["stopped_early"], false) << name;
     json own = req;
     own.erase("compare");
