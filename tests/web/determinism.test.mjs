@@ -94,8 +94,8 @@ test('Chromium gives the native result cold, warm and with the CPU throttled to 
   const context = await site.browser.newContext();
   try {
     const page = await context.newPage();
-    await page.goto(`${site.url}/bench/bench.html?drive=1`);
-    await page.waitForFunction(() => /** @type {any} */ (window).ppbBench !== undefined);
+    await page.goto(new URL('bench/bench.html?drive=1', site.url).href);
+    await page.waitForFunction(() => /** @type {any} */ (window).ppbBench?.ready === true, null, { timeout: 60_000 });
     // A fresh module per run: the first call is a cold one.
     const run = (/** @type {string} */ text, /** @type {number} */ sliceMs) => page.evaluate(async ({ text, sliceMs }) => {
       const module = await /** @type {any} */ (window).createPpbEngine();

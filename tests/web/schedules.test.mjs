@@ -122,7 +122,7 @@ test('each schedule at its best: the rows are the engine\'s balanced compare, an
   const { page, problems } = await openPage(site.browser);
   await load(page, site.url);
   await page.locator('#schedule-table tbody tr').first().waitFor();
-  await page.locator('input[name="schedule_plans"][value="balanced"]').check();
+  await page.locator('#schedule-plans label').filter({ hasText: 'Each at its best' }).click();
   await page.waitForFunction(() => /** @type {any} */ (window).__ppb.schedules.result?.plans === 'balanced', null, { timeout: 60_000 });
   const shown = await shownComparison(page);
   assert.deepEqual(shown.request.compare, { plans: 'balanced' });
