@@ -56,6 +56,21 @@ PipelineShape pp8_m32() {
   return shape;
 }
 
+// 2,000 distinct layers on pp 8, m 32 under a binding limit that some plan meets, balanced with full
+// and selective recompute on a clock of 1 ms per reading, with `options`' budgets. The even split
+// holds 250 layers of 10 MiB static and up to 8 micro batches of ~80 MiB each per layer: 250 x (10 +
+// 8 x 80) = 162,500 MiB on stage 0; a fifth of that makes the early stages recompute, and still fits
+// with full recompute (250 x (10 + 8 x 2) = 6,500 MiB).
+BalanceResult balance_binding(BalanceOptions options) {
+  const Model model = distinct_layers(2'000);
+  Device device;
+  device.memory_limit_mib = 32'500;
+  SteppingClock clock;
+  options.recompute_options = {0, 1};
+  options.clock_ms = clock.function();
+  return balance(model, device, pp8_m32(), options);
+}
+
 // A phase that ends within 3 readings of the later of its start and `deadline_ms`: its own
 // readings of its start, its end and the check that stops it.
 void expect_stops_by(const BalancePhase& p, double deadline_ms) {
@@ -81,18 +96,9 @@ bool has_note(const BalanceResult& r, const std::string& part) {
 // the end of its share; the search then runs to the budget and stops there. No phase runs past the
 // budget by more than its last row (8 x 2,001 cells at most).
 TEST(BalanceBudget, EveryPhaseStopsWithinTheWorkBudget) {
-  const Model model = distinct_layers(2'000);
-  Device device;
-  // The even split holds 250 layers of 10 MiB static and up to 8 micro batches of ~80 MiB each per
-  // layer: 250 x (10 + 8 x 80) = 162,500 MiB on stage 0; a fifth of that makes the early stages
-  // recompute, and still fits with full recompute (250 x (10 + 8 x 2) = 6,500 MiB).
-  device.memory_limit_mib = 32'500;
-  SteppingClock clock;
   BalanceOptions options;
-  options.recompute_options = {0, 1};
   options.work_budget = 2'000'000;
-  options.clock_ms = clock.function();
-  const BalanceResult r = balance(model, device, pp8_m32(), options);
+  const BalanceResult r = balance_binding(options);
 
   ASSERT_TRUE(r.feasible);
   EXPECT_FALSE(r.proven_optimal);
@@ -168,15 +174,9 @@ TEST(BalanceBudget, TheSameRequestGivesTheSameAnswerWhateverTheClock) {
 // budget is far away; every phase stops by it, and the answer says it stopped early on this
 // machine, not that its work budget ran out.
 TEST(BalanceBudget, TheWallClockCapStopsEveryPhaseAndSaysSo) {
-  const Model model = distinct_layers(2'000);
-  Device device;
-  device.memory_limit_mib = 32'500;
-  SteppingClock clock;
   BalanceOptions options;
-  options.recompute_options = {0, 1};
   options.time_budget_ms = 60;
-  options.clock_ms = clock.function();
-  const BalanceResult r = balance(model, device, pp8_m32(), options);
+  const BalanceResult r = balance_binding(options);
 
   ASSERT_TRUE(r.feasible);
   EXPECT_FALSE(r.proven_optimal);
@@ -233,16 +233,10 @@ TEST(BalanceBudget, NothingFitsIsProvenBeforeAnySearch) {
 // (spent_before_ms): the balance starts with that much already on its clock, and every phase still
 // stops by the cap, 20 ms after the start here rather than 60.
 TEST(BalanceBudget, TimeSpentBeforeTheBalanceCountsAgainstTheCap) {
-  const Model model = distinct_layers(2'000);
-  Device device;
-  device.memory_limit_mib = 32'500;  // as EveryPhaseStopsWithinTheWorkBudget: binding, and some plan fits
-  SteppingClock clock;
   BalanceOptions options;
-  options.recompute_options = {0, 1};
   options.time_budget_ms = 60;
   options.spent_before_ms = 40;
-  options.clock_ms = clock.function();
-  const BalanceResult r = balance(model, device, pp8_m32(), options);
+  const BalanceResult r = balance_binding(options);
 
   ASSERT_TRUE(r.feasible);
   EXPECT_FALSE(r.proven_optimal);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -12,11 +13,19 @@
 #include "ppb/model/model.hpp"
 #include "ppb/model/transformer.hpp"
 #include "ppb/plan/plan.hpp"
+#include "ppb/simulate/simulate.hpp"
 #include "test_models.hpp"
 
 namespace ppb::test {
 
 using nlohmann::json;
+
+// The span bubble of the zero-bubble paper: (span - the busiest stage's busy time) / span.
+inline double span_fraction(const SimulationResult& r) {
+  double busiest = 0;
+  for (const StageSimulation& s : r.stages) busiest = std::max(busiest, s.busy_ms);
+  return (r.span_ms - busiest) / r.span_ms;
+}
 
 // Runs a command on a request object and returns the parsed response.
 inline json run(const std::string& command, const json& request) {

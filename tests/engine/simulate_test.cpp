@@ -7,10 +7,13 @@
 #include <map>
 #include <tuple>
 
+#include "helpers.hpp"
 #include "ppb/simulate/estimate.hpp"
 
 namespace ppb {
 namespace {
+
+using test::span_fraction;
 
 SimulationInput uniform(Schedule schedule, int pp, int vpp, std::int64_t m, double f, double b, double w = 0,
                         double act = 1) {
@@ -64,13 +67,6 @@ TEST(Simulate, ZeroBubbleH1MatchesClosedForm) {
       for (int s = 0; s < pp; ++s)
         EXPECT_DOUBLE_EQ(zb.stages[s].activation_peak_mib, one.stages[s].activation_peak_mib) << "stage " << s;
     }
-}
-
-// The span bubble of the zero-bubble paper: (span - the busiest stage's busy time) / span.
-double span_fraction(const SimulationResult& r) {
-  double busiest = 0;
-  for (const auto& st : r.stages) busiest = std::max(busiest, st.busy_ms);
-  return (r.span_ms - busiest) / r.span_ms;
 }
 
 // The zero-bubble paper (Qi et al., arXiv 2401.10241 v1): Table 9's profiled F, B - W, W and T_comm,

@@ -10,6 +10,8 @@
 namespace ppb {
 namespace {
 
+using test::span_fraction;
+
 SimulationInput uniform(int pp, std::int64_t m, double f, double b_input, double w, double t_comm, int cap) {
   SimulationInput in;
   in.pp_degree = pp;
@@ -19,12 +21,6 @@ SimulationInput uniform(int pp, std::int64_t m, double f, double b_input, double
   in.costs.assign(static_cast<std::size_t>(pp), VirtualStageCost{f, b_input + w, w, 1, 0});
   for (std::size_t v = 0; v + 1 < in.costs.size(); ++v) in.costs[v].send_ms = t_comm;
   return in;
-}
-
-double span_fraction(const SimulationResult& r) {
-  double busiest = 0;
-  for (const StageSimulation& s : r.stages) busiest = std::max(busiest, s.busy_ms);
-  return (r.span_ms - busiest) / r.span_ms;
 }
 
 // The zero-bubble paper's ICLR table (the contract's revision of 2026-12-05 quotes it): F, B (the
