@@ -119,7 +119,7 @@ TEST(BalancerSlices, SlicedRunGivesTheOneShotPlanAndProof) {
 // The pairs of moves stop at their share of the work budget (a third of what is left, at most the
 // work done before them), in 1 ms slices as in one run: their share is checked every 2 V tries
 // counted across slices, not only within one call. The search then goes on to the budget's end, and
-// the sliced run finds the one run's plan.
+// the sliced run is the one run exactly.
 TEST(BalancerSlices, PairsOfMovesStopAtTheirShare) {
   const auto all = cases();
   const Case& c = *std::find_if(all.begin(), all.end(), [](const Case& x) { return x.name == "interleaved pairs"; });
@@ -149,14 +149,15 @@ TEST(BalancerSlices, PairsOfMovesStopAtTheirShare) {
     const BalancePhase& last = r.phases.back();
     EXPECT_EQ(last.name, "search") << slice;
     EXPECT_GE(last.start_work + last.work, budget) << slice;  // the rest is the search's
-    // The same plan sliced. (Its work and nodes are not yet the one run's exactly here: with several
-    // chunks per stage, a sliced search past 20,000 nodes counted about 107 units more of 150,000
-    // before its pause; the one-chunk balances of tests/web/determinism.test.mjs match exactly.)
+    // Sliced, the same plan, work and nodes: the whole-plan ascent keeps its round's work fixed
+    // across slices (before, a slice between rounds recounted it with the rows added since).
     if (!whole) {
       whole = r;
     } else {
       EXPECT_EQ(r.plan.stage_layers, whole->plan.stage_layers);
       EXPECT_EQ(r.step_time_ms, whole->step_time_ms);
+      EXPECT_EQ(r.work, whole->work);
+      EXPECT_EQ(r.nodes, whole->nodes);
     }
   }
 }

@@ -156,10 +156,14 @@ bool WholePlanBound::add_path(double master, Budget& budget) {
 // bounds the relaxation's best from above, so the ascent stops when the two meet.
 PhaseStatus WholePlanBound::ascend(Budget& budget, double target) {
   if (!applies_) return PhaseStatus::done;
-  const auto units = static_cast<std::int64_t>(static_cast<double>(V_) * static_cast<double>(width_) / 64 +
-                                               static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) +
-                     1;
-  const int rounds = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(units * 64)));
+  if (round_units_ == 0) {
+    round_units_ = static_cast<std::int64_t>(static_cast<double>(V_) * static_cast<double>(width_) / 64 +
+                                             static_cast<double>(nb_) * static_cast<double>(kTerms) * V_ / 256) +
+                   1;
+    rounds_ = static_cast<int>(std::min<double>(kRounds, kAscentCells / static_cast<double>(round_units_ * 64)));
+  }
+  const std::int64_t units = round_units_;
+  const int rounds = rounds_;
   const auto flat = [&](const std::vector<std::vector<double>>& x, std::vector<double>& out) {
     out.clear();
     for (const auto& y : x) out.insert(out.end(), y.begin(), y.end());

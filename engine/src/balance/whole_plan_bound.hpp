@@ -121,6 +121,11 @@ class WholePlanBound {
   // The ascent: the round, the multipliers now and the best, the step scale.
   int round_ = 0;
   bool finished_ = false;
+  // A round's work units and the rounds allowed, fixed when the ascent starts: a slice that ends
+  // between rounds must not change them (the rows added since would), or a sliced balance would
+  // count other work than one run.
+  std::int64_t round_units_ = 0;
+  int rounds_ = 0;
   std::vector<double> lambda_, best_lambda_;
   std::vector<double> dual_lambda_, dual_mu_, flat_slack_;  // the master's duals; scratch
   // The restricted master (whole_plan_ascent.cpp): over mixtures of the plans found so far, the
