@@ -1,4 +1,6 @@
 // The `compare` command: an estimate request run under every schedule (compare.hpp), one row each.
+#include <algorithm>
+
 #include "command_support.hpp"
 #include "core/field_reader.hpp"
 #include "ppb/core/json_text.hpp"
@@ -43,8 +45,8 @@ CommandOutput run_compare(json document, const RequestClock& clock) {
   const BalanceSettings settings = parse_balance(document, request.model, !request.unread.layers, d);
   if (!d.ok()) return invalid(d);
   if (options.balanced) {
-    const std::int64_t cells =
-        static_cast<std::int64_t>(request.pipeline.pp_degree) * 2 * (request.model.layer_count() + 1);
+    const std::int64_t cells = static_cast<std::int64_t>(request.pipeline.pp_degree) *
+                               std::max(2, request.pipeline.vpp_degree) * (request.model.layer_count() + 1);
     if (cells > limits::max_balance_cells) {
       d.error("BALANCE_LIMIT", "/compare/plans",
               "balancing every schedule needs up to " + std::to_string(cells) +
