@@ -9,7 +9,9 @@
 #include <random>
 #include <string>
 
+#include "balance/balance_problem.hpp"
 #include "balance_helpers.hpp"
+#include "helpers.hpp"
 #include "ppb/balance/balance.hpp"
 #include "ppb/plan/stage_costs.hpp"
 #include "ppb/schedule/schedule.hpp"
@@ -180,7 +182,10 @@ std::string describe(const Plan& plan) {
 void check_trial(const Model& model, const Device& device, const Plan& shape, const BalanceOptions& options,
                  bool exact_memory, const std::string& label, Tally& tally) {
   const BalanceResult got = balance(model, device, shape, options);
-  const Exhaustive want = exhaustive(model, device, shape, options.recompute_options);
+  // Under interleaved_1f1b_overlap the balancer leaves the "full" option out (Megatron-LM refuses it
+  // there), so the optimum to meet is over the options it keeps.
+  const Exhaustive want =
+      exhaustive(model, device, shape, balancer::options_for_schedule(model, shape, options).recompute_options);
   ++tally.trials;
   if (got.feasible) {
     const Estimate e = estimate(model, device, got.plan, false);
@@ -234,6 +239,12 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
       {Schedule::zbv, 3, 2, {3, 6}},
       {Schedule::dualpipev, 2, 2, {4, 6, 8}},
       {Schedule::dualpipev, 3, 2, {6, 8}},
+      {Schedule::interleaved_1f1b_overlap, 2, 2, {2, 4, 6}},
+      {Schedule::interleaved_1f1b_overlap, 3, 2, {3, 6}},
+      {Schedule::v_half, 2, 2, {1, 2, 4, 6}},
+      {Schedule::v_half, 3, 2, {3, 6}},
+      {Schedule::v_min, 2, 2, {1, 2, 4, 6}},
+      {Schedule::v_min, 3, 2, {3, 6}},
   };
   std::mt19937 rng(20261201);
   for (const Case& c : cases) {
@@ -390,6 +401,37 @@ TEST(BalanceSchedules, ClaimedOptimumMeetsAnIndependentBound) {
     }
   }
   EXPECT_GE(checked, 10);
+}
+
+// Megatron-LM refuses full recompute with --overlap-moe-expert-parallel-comm (transformer_config.py),
+// so under interleaved_1f1b_overlap the balancer leaves the option out and says so. 8 layers of
+// 10 MiB activation (2 with "full", 5 with "selective"), pp 2, vpp 2, m 4: interleaved 1F1B's stage 0
+// holds its warm-up 2 + 2 + 1 = 5 chunk activations plus one more under the overlap, 6 chunks of two
+// layers = 120 MiB without recompute. A 70 MiB limit needs recompute; "selective" reaches 6 x 10 = 60.
+TEST(BalanceSchedules, OverlapScheduleLeavesFullRecomputeOut) {
+  using nlohmann::json;
+  const json layer = {{"name", "l"},
+                      {"count", 8},
+                      {"forward_ms", 1},
+                      {"backward_ms", 2},
+                      {"activation_mib", 10},
+                      {"recompute",
+                       {{"full", {{"activation_mib", 2}, {"extra_ms", 1}}},
+                        {"selective", {{"activation_mib", 5}, {"extra_ms", 0.5}}}}}};
+  const json request = {
+      {"model", {{"layers", {layer}}}},
+      {"device", {{"memory_limit_mib", 70}}},
+      {"pipeline",
+       {{"pp_degree", 2}, {"vpp_degree", 2}, {"micro_batch_num", 4}, {"schedule", "interleaved_1f1b_overlap"}}}};
+  const json r = run("balance", request);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  ASSERT_TRUE(r["result"]["feasible"]) << r.dump();
+  bool said = false;
+  for (const auto& note : r["result"]["method"]["notes"])
+    said = said || note.get<std::string>().find("recompute option \"full\" was left out") != std::string::npos;
+  EXPECT_TRUE(said) << r.dump();
+  EXPECT_FALSE(r["result"]["layer_recompute"].contains("full")) << r.dump();
+  EXPECT_TRUE(r["result"]["layer_recompute"].contains("selective")) << r.dump();
 }
 
 }  // namespace

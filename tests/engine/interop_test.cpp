@@ -466,6 +466,35 @@ TEST(Interop, MegatronEvenSplitWithVirtualStagesAndUniformRecompute) {
             "--recompute-granularity", "full", "--recompute-method", "uniform", "--recompute-num-layers", "1"}));
 }
 
+// Megatron-LM's all-to-all overlap: interleaved_1f1b_overlap exports the interleaved arguments with
+// --overlap-moe-expert-parallel-comm and --delay-wgrad-compute (the MoE README's pair) and names the
+// overlap's own conditions (transformer_config.py); whole-layer recompute, which Megatron-LM then
+// refuses, is written and said to be refused.
+TEST(Interop, MegatronOverlapScheduleWritesItsFlags) {
+  json request = {
+      {"model", uniform_model(8, 1, 2, 0, 1, true)},
+      {"pipeline",
+       {{"pp_degree", 4}, {"vpp_degree", 2}, {"micro_batch_num", 8}, {"schedule", "interleaved_1f1b_overlap"}}},
+      {"export", {{"to", "megatron"}}}};
+  json r = run("export", request);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["json"]["args"],
+            json({"--num-layers", "8", "--pipeline-model-parallel-size", "4", "--num-virtual-stages-per-pipeline-rank",
+                  "2", "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute"}));
+  const auto said = [&](const std::string& words) {
+    for (const auto& note : r["result"]["json"]["notes"])
+      if (note.get<std::string>().find(words) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(said("needs expert parallelism (--expert-model-parallel-size above 1)")) << r.dump();
+  EXPECT_FALSE(said("has no argument here")) << r.dump();
+  EXPECT_FALSE(said("recomputes whole layers")) << r.dump();
+  request["pipeline"]["recompute"] = {{"full", {1, 1, 1, 1, 1, 1, 1, 1}}};
+  r = run("export", request);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_TRUE(said("recomputes whole layers, which Megatron-LM refuses")) << r.dump();
+}
+
 // 22 decoders, pp 4, body 4 6 6 6: only the first stage differs, so --decoder-first-pipeline-num-layers
 // 4 (Megatron-LM then splits the other 18 evenly over 3 stages); full recompute on the first 2
 // layers of every stage: block 2. Unequal counts cannot be written and are noted.

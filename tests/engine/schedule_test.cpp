@@ -80,7 +80,7 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
         ASSERT_EQ(r.operations, ops);
       }
     // Every shape up to pp 16, m 64 runs except those the schedule's source excludes.
-    const int expected = schedule == Schedule::interleaved_1f1b ? [] {
+    const int expected = is_interleaved(schedule) ? [] {
       int n = 0;
       for (int pp = 1; pp <= 16; ++pp) n += 64 / pp;
       return n;
@@ -128,6 +128,17 @@ TEST(Schedule, ConditionsNameCodeAndField) {
   s = usual_shape(Schedule::zb_h2, 4, 8);
   s.vpp_degree = 2;
   EXPECT_EQ(codes(s), "VPP_NEEDS_INTERLEAVED@/pipeline/schedule ");
+  // The overlap schedule keeps interleaved_1f1b's conditions (Megatron-LM asserts a virtual pipeline
+  // size when pp > 1); V-Half and V-Min run the V's two chunks with any micro batch count.
+  s = usual_shape(Schedule::interleaved_1f1b_overlap, 4, 6);
+  s.vpp_degree = 1;
+  EXPECT_EQ(codes(s), "SCHEDULE_NEEDS_VPP@/pipeline/vpp_degree MICRO_BATCH_NOT_MULTIPLE@/pipeline/micro_batch_num ");
+  for (Schedule v : {Schedule::v_half, Schedule::v_min}) {
+    s = usual_shape(v, 4, 3);
+    EXPECT_EQ(codes(s), "") << schedule_name(v);
+    s.vpp_degree = 3;
+    EXPECT_EQ(codes(s), "SCHEDULE_NEEDS_TWO_CHUNKS@/pipeline/vpp_degree ") << schedule_name(v);
+  }
 }
 
 // By hand from the contract: 1f1b on the first of two stages warms up with one forward.
@@ -168,6 +179,52 @@ TEST(Schedule, ZeroBubbleVProgramByHand) {
 TEST(Schedule, DualPipeVProgramByHand) {
   EXPECT_EQ(text(stage_program(usual_shape(Schedule::dualpipev, 2, 4), 1)),
             "F1.0 F2.0 F1.1 F2.1 F1.2 B2.0 F2.2&B1.0 F1.3&B2.1 F2.3&B1.1 B2.2 B1.2 Bi2.3 Bi1.3 W2.3 W1.3");
+}
+
+// By hand from Megatron-LM's get_pp_rank_microbatches and its combined 1F1B steps (pp 2, vpp 2): the
+// interleaved order runs forwards chunk 0 mb 0, 1, chunk 1 mb 0, 1, ... and backwards chunk 1 first.
+// Stage 1 warms up with 2 (pp - s - 1) + (vpp - 1) pp + 1 = 3 forwards, stage 0 with 5, capped at the
+// 2 m forwards it has. Then each steady step is one F&B pair, then the backwards left.
+TEST(Schedule, InterleavedOverlapProgramByHand) {
+  const PipelineShape two = usual_shape(Schedule::interleaved_1f1b_overlap, 2, 2);
+  EXPECT_EQ(text(stage_program(two, 0)), "F0.0 F0.1 F2.0 F2.1 B2.0 B2.1 B0.0 B0.1");
+  EXPECT_EQ(text(stage_program(two, 1)), "F1.0 F1.1 F3.0 F3.1&B3.0 B3.1 B1.0 B1.1");
+  EXPECT_EQ(text(stage_program(usual_shape(Schedule::interleaved_1f1b_overlap, 2, 4), 1)),
+            "F1.0 F1.1 F3.0 F3.1&B3.0 F1.2&B3.1 F1.3&B1.0 F3.2&B1.1 F3.3&B3.2 B3.3 B1.2 B1.3");
+}
+
+// V-Half and V-Min in the order of the authors' runtime: the expected lists are what
+// sail-sg/zero-bubble-pipeline-parallelism's zbv_greedy.py (commit 39f2c18, PipelineGraph.create_schedule
+// with mem_config "half" / "min" and the unit costs its runtime passes) writes for these shapes, run
+// with python3 and its graph imports stubbed; virtual stage v < pp is chunk 0 on stage v, the others
+// chunk 1 on stage 2 pp - 1 - v; Bi is an input-gradient backward, W its weight gradient.
+TEST(Schedule, ControllableMemoryOrdersAreTheAuthors) {
+  const auto order = [](Schedule v, int pp, std::int64_t m, int stage) {
+    return text(stage_program(usual_shape(v, pp, m), stage));
+  };
+  EXPECT_EQ(order(Schedule::v_half, 2, 4, 0),
+            "F0.0 F0.1 F0.2 F3.0 Bi3.0 W3.0 F3.1 Bi0.0 Bi3.1 W3.1 F3.2 W0.0 F0.3 Bi0.1 Bi3.2 W3.2 F3.3 Bi3.3 Bi0.2 "
+            "W3.3 Bi0.3 W0.1 W0.2 W0.3");
+  EXPECT_EQ(order(Schedule::v_half, 2, 4, 1),
+            "F1.0 F2.0 F1.1 F2.1 Bi2.0 W2.0 Bi1.0 W1.0 F1.2 F2.2 Bi2.1 Bi1.1 W2.1 F1.3 W1.1 F2.3 Bi2.2 Bi1.2 Bi2.3 "
+            "Bi1.3 W2.2 W2.3 W1.2 W1.3");
+  EXPECT_EQ(order(Schedule::v_half, 4, 8, 2),
+            "F2.0 F2.1 F2.2 F5.0 F5.1 F5.2 Bi5.0 W5.0 F2.3 Bi5.1 Bi2.0 W5.1 W2.0 F5.3 F2.4 Bi2.1 Bi5.2 W5.2 F5.4 W2.1 "
+            "F2.5 Bi2.2 Bi5.3 W5.3 F5.5 W2.2 F2.6 Bi2.3 Bi5.4 W5.4 F5.6 W2.3 F2.7 Bi2.4 Bi5.5 W5.5 F5.7 Bi5.6 Bi2.5 "
+            "W5.6 Bi2.6 Bi5.7 W5.7 W2.4 Bi2.7 W2.5 W2.6 W2.7");
+  EXPECT_EQ(order(Schedule::v_half, 4, 3, 1),
+            "F1.0 F1.1 F1.2 F6.0 F6.1 Bi6.0 W6.0 F6.2 Bi6.1 W6.1 Bi1.0 W1.0 Bi6.2 W6.2 Bi1.1 W1.1 Bi1.2 W1.2");
+  EXPECT_EQ(order(Schedule::v_min, 1, 3, 0),
+            "F0.0 F1.0 Bi1.0 Bi0.0 W1.0 W0.0 F0.1 F1.1 Bi1.1 Bi0.1 W1.1 W0.1 F0.2 F1.2 Bi1.2 Bi0.2 W1.2 W0.2");
+  EXPECT_EQ(order(Schedule::v_min, 3, 6, 1),
+            "F1.0 F1.1 F4.0 F4.1 Bi4.0 W4.0 Bi1.0 F1.2 W1.0 Bi4.1 F4.2 W4.1 Bi1.1 F1.3 W1.1 Bi4.2 F4.3 W4.2 Bi1.2 "
+            "F1.4 W1.2 Bi4.3 F4.4 W4.3 Bi1.3 F1.5 W1.3 Bi4.4 F4.5 W4.4 Bi1.4 Bi4.5 W4.5 W1.4 Bi1.5 W1.5");
+  EXPECT_EQ(order(Schedule::v_min, 4, 8, 0),
+            "F0.0 F0.1 F0.2 F7.0 Bi7.0 W7.0 F7.1 Bi7.1 W7.1 Bi0.0 W0.0 F0.3 F7.2 Bi7.2 Bi0.1 W7.2 W0.1 F0.4 F7.3 "
+            "Bi7.3 Bi0.2 W7.3 W0.2 F0.5 F7.4 Bi7.4 Bi0.3 W7.4 W0.3 F0.6 F7.5 Bi7.5 Bi0.4 W7.5 W0.4 F0.7 F7.6 Bi7.6 "
+            "Bi0.5 W7.6 W0.5 F7.7 Bi7.7 Bi0.6 W7.7 W0.6 Bi0.7 W0.7");
+  EXPECT_EQ(order(Schedule::v_min, 4, 3, 3),
+            "F3.0 F4.0 F3.1 F4.1 Bi4.0 Bi3.0 W4.0 W3.0 F3.2 F4.2 Bi4.1 Bi3.1 W4.1 W3.1 Bi4.2 Bi3.2 W4.2 W3.2");
 }
 
 // The V placement reaches everything that asks where a virtual stage lives: transfers only where

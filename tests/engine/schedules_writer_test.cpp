@@ -1,7 +1,8 @@
 // The schedules' facts the page reads instead of rules of its own: every schedule in the contract's
 // order with the chunk counts it runs, its default, and whether B and W run apart. Expected values
-// from the contract (docs/contract.md): interleaved_1f1b needs vpp_degree >= 2, zbv and dualpipev
-// run two chunks, the rest one; zb_h1, zb_h2, zbv, dualpipev and zb_auto split the weight gradient;
+// from the contract (docs/contract.md): interleaved_1f1b (and its overlap variant) needs vpp_degree
+// >= 2, zbv, dualpipev, v_half and v_min run two chunks, the rest one; zb_h1, zb_h2, zbv, dualpipev,
+// zb_auto, v_half and v_min split the weight gradient;
 // zb_auto alone writes its order for the stage costs.
 #include "ppb/io/schedules_writer.hpp"
 
@@ -29,6 +30,9 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
       {"zbv", 2, 2, 2, true, true},
       {"dualpipev", 2, 2, 2, true, true},
       {"zb_auto", 1, 1, 1, true, false, true},
+      {"interleaved_1f1b_overlap", 2, 64, 2, false, false},
+      {"v_half", 2, 2, 2, true, true},
+      {"v_min", 2, 2, 2, true, true},
   };
   ASSERT_EQ(list.size(), std::size(expected));
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -184,6 +184,51 @@ TEST(Simulate, VShapeStagesHoldTheirPublishedActivations) {
   }
 }
 
+// V-Half and V-Min's activation memory as their authors publish it (the Hugging Face space
+// sail/pipeline-parallelism-with-controllable-memory, description: "Activation Memory (by
+// #micro-batch)": 1F1B p, V-Half (p + 2) // 2, V-Min (p + 4) // 3), counted as the paper counts it,
+// each chunk's activation held until its W. A micro batch's worth on a stage is both chunks', 1 MiB
+// here; 1F1B's first stage holds p of them.
+TEST(Simulate, VHalfAndVMinHoldTheirPublishedActivations) {
+  for (int pp : {2, 3, 4, 5, 6, 8, 12, 16})
+    for (int m : {pp, 2 * pp, 3 * pp + 1, 4 * pp}) {
+      const auto one = simulate(uniform(Schedule::one_f_one_b, pp, 1, m, 2, 4, 0, 1.0));
+      EXPECT_DOUBLE_EQ(one.stages[0].activation_peak_mib, std::min(pp, m));
+      for (const auto& [v, published] :
+           {std::pair{Schedule::v_half, (pp + 2) / 2}, std::pair{Schedule::v_min, (pp + 4) / 3}}) {
+        auto in = uniform(v, pp, 2, m, 1, 2, 1, 0.5);
+        for (auto& c : in.costs) c.weight_activation_mib = 0.5;
+        const auto r = simulate(in);
+        double peak = 0;
+        for (const auto& stage : r.stages) peak = std::max(peak, stage.activation_peak_mib);
+        EXPECT_LE(peak, published) << schedule_name(v) << " pp=" << pp << " m=" << m;
+      }
+    }
+}
+
+// Megatron-LM's interleaved 1F1B with the all-to-all overlapped, by hand (pp 2, vpp 2, m 2; each
+// chunk F 1 ms with 0.5 of communication, full B 2 ms with 1 of communication; free transfers). The
+// programs (Schedule.InterleavedOverlapProgramByHand): stage 0 F0.0 F0.1 F2.0 F2.1 B2.0 B2.1 B0.0
+// B0.1; stage 1 F1.0 F1.1 F3.0 F3.1&B3.0 B3.1 B1.0 B1.1. The pair takes F_c + B_c + max(0, F_comm -
+// B_c) + max(0, B_comm - F_c) = 0.5 + 1 + 0 + 0.5 = 2.
+//   stage 0: F0.0 0-1, F0.1 1-2, F2.0 (after F1.0) 2-3, F2.1 (after F1.1) 3-4
+//   stage 1: F1.0 1-2, F1.1 2-3, F3.0 3-4, F3.1&B3.0 (F2.1 at 4) 4-6, B3.1 6-8
+//   stage 0: B2.0 (after the pair) 6-8, B2.1 (after B3.1) 8-10
+//   stage 1: B1.0 (after B2.0) 8-10, B1.1 (after B2.1) 10-12
+//   stage 0: B0.0 10-12, B0.1 12-14: the step is 14 ms.
+// With no communication the pair takes 3 and the step 15, as plain interleaved 1F1B (m = pp: every
+// forward first) takes with or without it.
+TEST(Simulate, InterleavedOverlapStepByHand) {
+  const auto step = [](Schedule schedule, double f_comm, double b_comm) {
+    auto in = uniform(schedule, 2, 2, 2, 1.0, 2.0);
+    for (auto& c : in.costs) c.forward_comm_ms = f_comm, c.backward_comm_ms = b_comm;
+    return simulate(in).step_time_ms;
+  };
+  EXPECT_DOUBLE_EQ(step(Schedule::interleaved_1f1b_overlap, 0.5, 1.0), 14.0);
+  EXPECT_DOUBLE_EQ(step(Schedule::interleaved_1f1b_overlap, 0, 0), 15.0);
+  EXPECT_DOUBLE_EQ(step(Schedule::interleaved_1f1b, 0.5, 1.0), 15.0);
+}
+
 // Weight memory is held from B to W: on the last of pp zb_h1 stages F and B alternate, so one full
 // activation is in flight when each F starts, beside the weight parts of up to pp - 1 pending Ws:
 // 1 + 0.5 min(m - 1, pp - 1) against 1f1b's 1.
@@ -299,7 +344,7 @@ TEST(Simulate, AP_PP_11_TimelineIsConsistent) {
 // proportionally, for every schedule.
 TEST(Simulate, AP_PP_03_MicroBatchesShrinkTheBubble) {
   for (Schedule s : all_schedules) {
-    const int pp = 4, vpp = s == Schedule::interleaved_1f1b || is_v_shape(s) ? 2 : 1;
+    const int pp = 4, vpp = is_interleaved(s) || is_v_shape(s) ? 2 : 1;
     double last_fraction = 1.0, last_step = 0;
     int last_m = 0;
     for (int m : {8, 16, 32, 64, 128}) {  // dualpipev needs m >= 2 pp

@@ -131,7 +131,10 @@ TEST(Timing, SimulatorReplayAndPathsAgreeOnEveryProgram) {
           EXPECT_EQ(replay.step_time(in.costs, std::numeric_limits<double>::infinity(), aborted), simulated) << label;
 
           balancer::ProgramPaths paths(problem);
-          if (schedule != Schedule::dualpipev) {  // paths do not read F&B pairs (program_paths.hpp)
+          bool pairs = false;  // paths do not read F&B pairs (program_paths.hpp)
+          for (const auto& ops : program)
+            for (const Op& op : ops) pairs = pairs || op.kind == OpKind::FB;
+          if (!pairs) {
             const auto Vs = static_cast<std::size_t>(V);
             std::vector<double> times(balancer::ProgramPaths::kTerms * Vs, 0), row;
             for (std::size_t u = 0; u < Vs; ++u) {

@@ -36,6 +36,15 @@ export const SCHEDULE_INFO = [
   { name: 'zb_auto', label: 'Zero bubble auto',
     description: 'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).',
     conditions: 'Runs one chunk per device; pipeline.max_in_flight is at least 1.' },
+  { name: 'interleaved_1f1b_overlap', label: 'Interleaved 1F1B, A2A overlap',
+    description: 'Megatron-LM\'s interleaved 1F1B with the MoE all-to-all overlapped: one more warm-up forward, then each step\'s forward and backward run as one F&B pair that hides each one\'s communication.',
+    conditions: 'Needs vpp_degree ≥ 2 and micro batches a multiple of pp_degree; no full recompute.' },
+  { name: 'v_half', label: 'V-Half',
+    description: 'Controllable-memory V-Half: two chunks in a V, B and W apart, about half of 1F1B\'s activation memory at a bubble near half of 1F1B\'s.',
+    conditions: 'Runs two chunks per device (vpp_degree 2).' },
+  { name: 'v_min', label: 'V-Min',
+    description: 'Controllable-memory V-Min: two chunks in a V, about a third of 1F1B\'s activation memory; the bubble grows when F, B and W differ.',
+    conditions: 'Runs two chunks per device (vpp_degree 2).' },
 ];
 
 /** The schedule names the page offers: every schedule the engine runs, in the engine's order. */

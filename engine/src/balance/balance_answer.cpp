@@ -175,6 +175,10 @@ void Balancer::Impl::finish(Stop stop) {
     else
       result.notes.push_back("no plan fits the memory limit with the recompute options allowed; " + which);
   }
+  if (refused_full)
+    result.notes.push_back(
+        "recompute option \"full\" was left out: Megatron-LM refuses full recompute with the all-to-all overlap "
+        "of interleaved_1f1b_overlap");
 }
 
 BalanceProgress Balancer::Impl::progress() const {

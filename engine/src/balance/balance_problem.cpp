@@ -86,6 +86,15 @@ Program program_of(const Model& model, const Device& device, const PipelineShape
 
 }  // namespace
 
+BalanceOptions options_for_schedule(const Model& model, const PipelineShape& shape, const BalanceOptions& options) {
+  BalanceOptions out = options;
+  if (shape.schedule == Schedule::interleaved_1f1b_overlap) {
+    const int full = model.option_index("full");
+    std::erase(out.recompute_options, full);
+  }
+  return out;
+}
+
 BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const PipelineShape& shape_,
                                const BalanceOptions& options_)
     : model(model_), device(device_), shape(shape_), options(options_) {
@@ -94,7 +103,7 @@ BalanceProblem::BalanceProblem(const Model& model_, const Device& device_, const
   V = shape.virtual_stages();
   m = static_cast<double>(shape.micro_batch_num);
   split = splits_weight_gradient(shape.schedule);
-  overlaps = shape.schedule == Schedule::dualpipev;
+  overlaps = runs_fb_pairs(shape.schedule);
   limit = device.memory_limit_mib ? *device.memory_limit_mib - device.reserved_mib : kInf;
   min_size = options.allow_empty_stages ? 0 : 1;
   component_memory = component_memory_mib(options.components, pp);

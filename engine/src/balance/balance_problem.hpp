@@ -19,6 +19,11 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 // used <= budget, allowing for the rounding of sums of doubles.
 inline bool fits(double used, double budget) { return used <= budget + 1e-9 * std::max(1.0, std::fabs(budget)); }
 
+// The options a balance of this shape uses: the request's, less the recompute option "full" under
+// interleaved_1f1b_overlap (Megatron-LM refuses full recompute with --overlap-moe-expert-parallel-comm,
+// transformer_config.py).
+BalanceOptions options_for_schedule(const Model& model, const PipelineShape& shape, const BalanceOptions& options);
+
 struct BalanceProblem {
   BalanceProblem(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options);
 
@@ -32,7 +37,7 @@ struct BalanceProblem {
   int min_size = 1;       // layers a virtual stage must hold (0 with allow_empty_stages)
   double m = 1;           // micro batches
   bool split = false;     // the schedule runs W apart from B
-  bool overlaps = false;  // the schedule runs F&B pairs, which hide communication (dualpipev)
+  bool overlaps = false;  // the schedule runs F&B pairs, which hide communication (runs_fb_pairs)
   // The program every part of the balancer reads. zb_auto's depends on the stage costs; the one for
   // the even split without recompute stands for every plan here, so what the balancer proves holds
   // for that program, not for the one the estimate of its answer writes (balance_answer.cpp says so),

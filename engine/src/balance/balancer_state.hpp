@@ -52,9 +52,10 @@ struct Balancer::Impl {
     done
   };
 
-  Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& options)
-      : problem(model, device, shape, options),
-        budget(options),
+  Impl(const Model& model, const Device& device, const PipelineShape& shape, const BalanceOptions& given)
+      : settings(options_for_schedule(model, shape, given)),
+        problem(model, device, shape, settings),
+        budget(settings),
         frontiers(problem, budget),
         recompute(problem, frontiers, budget),
         bounds(problem),
@@ -63,6 +64,7 @@ struct Balancer::Impl {
         threshold(problem, recompute, bounds),
         search(problem, recompute, frontiers, bounds, suffix, budget),
         counts(problem) {
+    refused_full = settings.recompute_options.size() < given.recompute_options.size();
     // Whether any plan fits is decided first where the least-over plan applies: one chunk per stage
     // and a memory limit.
     if (problem.limit < kInf && problem.V == problem.pp)
@@ -128,6 +130,10 @@ struct Balancer::Impl {
     record.reset();
   }
 
+  // The request's options less what the schedule refuses (options_for_schedule); the problem and
+  // the budget keep a reference, so it lives here, before them.
+  BalanceOptions settings;
+  bool refused_full = false;  // the request allowed "full", which the schedule refuses
   BalanceProblem problem;
   Budget budget;
   FrontierCache frontiers;

@@ -369,7 +369,15 @@ ExportOutput export_megatron(const Plan& plan, const Model& model, const Megatro
     notes.push_back(
         "Megatron-LM's interleaved schedule needs --pipeline-model-parallel-size above 2, or above 1 with "
         "--overlap-p2p-comm.");
-  if (plan.schedule != Schedule::one_f_one_b && plan.schedule != Schedule::interleaved_1f1b)
+  if (plan.schedule == Schedule::interleaved_1f1b_overlap) {
+    // Megatron-LM's batch-level EP overlap (transformer_config.py checks its conditions).
+    args.insert(args.end(), {"--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute"});
+    notes.push_back(
+        "--overlap-moe-expert-parallel-comm needs expert parallelism (--expert-model-parallel-size above 1), "
+        "the alltoall or flex token dispatcher, bf16 or fp16, and no full recompute nor a recompute method; "
+        "Megatron-LM asserts each when it starts.");
+  }
+  if (plan.schedule != Schedule::one_f_one_b && !is_interleaved(plan.schedule))
     notes.push_back(std::string("the plan's schedule ") + schedule_name(plan.schedule) +
                     " has no argument here; Megatron-LM runs 1F1B, interleaved when there are virtual stages (the "
                     "PyTorch export writes this schedule's program as it was simulated).");
@@ -384,6 +392,11 @@ ExportOutput export_megatron(const Plan& plan, const Model& model, const Megatro
     args.insert(args.end(), more.begin(), more.end());
   }
   const MegatronRecompute recompute = megatron_recompute(plan, model, notes);
+  if (plan.schedule == Schedule::interleaved_1f1b_overlap &&
+      (recompute.method == MegatronRecompute::Method::uniform || recompute.method == MegatronRecompute::Method::block))
+    notes.push_back(
+        "the plan recomputes whole layers, which Megatron-LM refuses with --overlap-moe-expert-parallel-comm; "
+        "balance it again (the balancer leaves the \"full\" option out under interleaved_1f1b_overlap).");
   switch (recompute.method) {
     case MegatronRecompute::Method::none: break;
     case MegatronRecompute::Method::uniform:

@@ -73,7 +73,7 @@ ExportOutput export_pytorch(const Plan& plan, const Program& program) {
     notes.push_back(std::string(schedule_name(plan.schedule)) +
                     "'s order was found for this plan's stage costs; PyTorch has no schedule class that writes it, so "
                     "run it from this CSV (any one-stage-per-rank schedule class places the stages)");
-  if (plan.schedule == Schedule::dualpipev)
+  if (runs_fb_pairs(plan.schedule))
     notes.push_back(
         "PyTorch's runtime runs the two halves of an OVERLAP_F_B action one after the other unless a "
         "function that overlaps them is registered for OVERLAP_F_B (register_custom_function); the "

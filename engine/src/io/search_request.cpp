@@ -161,7 +161,8 @@ void pair_vpp_with_schedules(FieldReader& section, const std::optional<std::vect
   if (!any_pair)
     d.error("SEARCH_EMPTY", section.at("vpp_degree"),
             "no listed vpp_degree runs with a listed schedule: each schedule runs its own (1; 2 or more for "
-            "interleaved_1f1b; 2 for zbv and dualpipev); list vpp_degree values for the schedules, or leave "
+            "interleaved_1f1b and interleaved_1f1b_overlap; 2 for zbv, dualpipev, v_half and v_min); list vpp_degree "
+            "values for the schedules, or leave "
             "vpp_degree out.");
 }
 

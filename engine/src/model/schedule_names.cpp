@@ -13,6 +13,9 @@ const char* schedule_name(Schedule schedule) {
     case Schedule::zbv: return "zbv";
     case Schedule::dualpipev: return "dualpipev";
     case Schedule::zb_auto: return "zb_auto";
+    case Schedule::interleaved_1f1b_overlap: return "interleaved_1f1b_overlap";
+    case Schedule::v_half: return "v_half";
+    case Schedule::v_min: return "v_min";
   }
   return "?";
 }

@@ -19,7 +19,8 @@ const char* op_name(OpKind kind) {
 
 bool splits_weight_gradient(Schedule schedule) {
   return schedule == Schedule::zb_h1 || schedule == Schedule::zb_h2 || schedule == Schedule::zbv ||
-         schedule == Schedule::dualpipev || schedule == Schedule::zb_auto;
+         schedule == Schedule::dualpipev || schedule == Schedule::zb_auto || schedule == Schedule::v_half ||
+         schedule == Schedule::v_min;
 }
 
 namespace {
@@ -34,6 +35,9 @@ void append_stage(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
     case Schedule::zb_h2: return programs::zb_h2(shape, stage, ops);
     case Schedule::zbv: return programs::zbv(shape, stage, ops);
     case Schedule::dualpipev: return programs::dualpipev(shape, stage, ops);
+    case Schedule::interleaved_1f1b_overlap: return programs::interleaved_1f1b_overlap(shape, stage, ops);
+    case Schedule::v_half: return programs::v_half(shape, stage, ops);
+    case Schedule::v_min: return programs::v_min(shape, stage, ops);
     case Schedule::zb_auto: break;
   }
   throw std::logic_error(std::string(schedule_name(shape.schedule)) +
@@ -80,8 +84,11 @@ Program schedule_program(const PipelineShape& shape) {
 bool schedule_accepts(const PipelineShape& shape) {
   switch (shape.schedule) {
     case Schedule::interleaved_1f1b:
+    case Schedule::interleaved_1f1b_overlap:
       return shape.vpp_degree >= 2 && shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree == 0;
-    case Schedule::zbv: return shape.vpp_degree == 2;
+    case Schedule::zbv:
+    case Schedule::v_half:
+    case Schedule::v_min: return shape.vpp_degree == 2;
     case Schedule::dualpipev: return shape.vpp_degree == 2 && shape.micro_batch_num >= 2LL * shape.pp_degree;
     default: return shape.vpp_degree == 1;
   }
@@ -93,14 +100,13 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
   const std::string vpp = std::to_string(shape.vpp_degree);
   const std::string m = std::to_string(shape.micro_batch_num);
   const std::string pp = std::to_string(shape.pp_degree);
-  if (shape.schedule == Schedule::interleaved_1f1b) {
+  if (is_interleaved(shape.schedule)) {
     if (shape.vpp_degree < 2)
-      problems.push_back(
-          {"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
-           "interleaved_1f1b needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
+      problems.push_back({"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
+                          name + " needs vpp_degree of 2 or more (model chunks per stage); it is " + vpp + "."});
     if (shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree != 0)
       problems.push_back({"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
-                          "interleaved_1f1b runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
+                          name + " runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
                               ") must be a multiple of pp_degree (" + pp + ")."});
   } else if (is_v_shape(shape.schedule)) {
     if (shape.vpp_degree != 2)
@@ -118,8 +124,8 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
   } else if (shape.vpp_degree > 1) {
     problems.push_back({"VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
                         "vpp_degree " + vpp +
-                            " needs schedule \"interleaved_1f1b\" (or, for two chunks, \"zbv\" or "
-                            "\"dualpipev\"); \"" +
+                            " needs schedule \"interleaved_1f1b\" or \"interleaved_1f1b_overlap\" (or, for two "
+                            "chunks, \"zbv\", \"dualpipev\", \"v_half\" or \"v_min\"); \"" +
                             name + "\" runs one model chunk per stage."});
   }
   return problems;

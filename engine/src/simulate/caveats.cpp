@@ -46,7 +46,7 @@ std::vector<std::string> estimate_caveats(const Request& request, const Estimate
   else if (!request.source.description && !states_communication(model))
     out.push_back(
         "No layer states its communication time (forward_comm_ms, backward_comm_ms): what a schedule could hide "
-        "of it (dualpipev) is not credited.");
+        "of it (dualpipev, interleaved_1f1b_overlap) is not credited.");
   if (request.source.description)
     out.push_back(
         "Layer times are the model's FLOPs at the device's peak times compute_efficiency, not measured; "

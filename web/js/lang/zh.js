@@ -319,6 +319,10 @@ export const ZH = {
   'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.': '每个设备运行两个模型块（vpp_degree 2），且微批次数需 ≥ 2 × pp_degree。',
   'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).': '零气泡自动调度：在 max_in_flight 个微批次的显存上限内（未给出时为 2 × pp；ZB-1p 为 pp，ZB-2p 为 2 × pp），按各阶段的耗时求出执行顺序。',
   'Runs one chunk per device; pipeline.max_in_flight is at least 1.': '每个设备运行一个模型块；pipeline.max_in_flight 至少为 1。',
+  'Megatron-LM\'s interleaved 1F1B with the MoE all-to-all overlapped: one more warm-up forward, then each step\'s forward and backward run as one F&B pair that hides each one\'s communication.': 'Megatron-LM 的交错式 1F1B，重叠 MoE 的 all-to-all 通信：预热阶段多一次前向，之后每一步的前向与反向合为一个 F&B 对，各自的通信被对方的计算掩盖。',
+  'Needs vpp_degree ≥ 2 and micro batches a multiple of pp_degree; no full recompute.': '需要 vpp_degree ≥ 2，微批次数为 pp_degree 的整数倍；不可使用完全重计算。',
+  'Controllable-memory V-Half: two chunks in a V, B and W apart, about half of 1F1B\'s activation memory at a bubble near half of 1F1B\'s.': '可控显存的 V-Half：两个模型块按 V 形排布，B 与 W 分开；激活显存约为 1F1B 的一半，气泡也约为 1F1B 的一半。',
+  'Controllable-memory V-Min: two chunks in a V, about a third of 1F1B\'s activation memory; the bubble grows when F, B and W differ.': '可控显存的 V-Min：两个模型块按 V 形排布，激活显存约为 1F1B 的三分之一；F、B、W 耗时不等时气泡增大。',
 
   // ---- cluster search (js/cluster.js, js/controls.js) ----
   'What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.':
