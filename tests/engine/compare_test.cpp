@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "ppb/commands/commands.hpp"
@@ -88,6 +90,47 @@ TEST(Compare, PartitionKeptWhereItFitsAndCommandAnswers) {
   ASSERT_EQ(response["result"]["schedules"].size(), all_schedules.size());
   EXPECT_EQ(response["result"]["schedules"][6]["runs"], true);  // dualpipev: m 4 = 2 pp
   EXPECT_TRUE(response["result"]["fastest"].is_string());
+}
+
+// Issue 31: on Llama-3.1-405B at pp 16 (examples/requests/llama31-405b.json: tp 8, m 16, H100 80 GB,
+// ZeRO-2), side by side at each schedule's best shows the plans the balancer finds for each, and
+// zb_h1 and zbv fit where the search says they do (before, every row ran 1f1b's plan and only 1f1b
+// fitted). Each of those rows is what `balance` gives for its schedule, and no slower than the
+// search's own plan for it (the search balances each candidate on a smaller work budget).
+TEST(Compare, Llama405bAtPp16ShowsEachSchedulesOwnPlan) {
+  using nlohmann::json;
+  std::ifstream file(std::string(PPB_SOURCE_DIR) + "/examples/requests/llama31-405b.json");
+  json request = json::parse(file);
+  request.erase("search");
+  json compare = request;
+  compare["compare"] = {{"plans", "balanced"}};
+  const json side = json::parse(run_command("compare", compare.dump()).json);
+  ASSERT_EQ(side["ok"], true) << side.dump();
+  json search = request;
+  search["search"] = {{"pp_degree", {16}}, {"vpp_degree", {1, 2}}, {"schedule", {"zb_h1", "zbv"}}};
+  const json found = json::parse(run_command("search", search.dump()).json);
+  ASSERT_EQ(found["ok"], true) << found.dump();
+  for (const std::string name : {"zb_h1", "zbv"}) {
+    const json* row = nullptr;
+    for (const json& r : side["result"]["schedules"])
+      if (r["schedule"] == name) row = &r;
+    ASSERT_NE(row, nullptr) << name;
+    const json* candidate = nullptr;
+    for (const json& c : found["result"]["candidates"])
+      if (c["schedule"] == name) candidate = &c;
+    ASSERT_NE(candidate, nullptr) << name;
+    EXPECT_EQ((*candidate)["micro_batch_num"], 16) << name;
+    EXPECT_TRUE((*candidate)["feasible"].get<bool>()) << name;
+    EXPECT_TRUE((*row)["feasible"].get<bool>()) << name;
+    EXPECT_LE((*row)["step_time_ms"].get<double>(), (*candidate)["step_time_ms"].get<double>() * (1 + 1e-9)) << name;
+    json own = request;
+    own["pipeline"]["schedule"] = name;
+    own["pipeline"]["vpp_degree"] = (*row)["vpp_degree"];
+    const json best = json::parse(run_command("balance", own.dump()).json);
+    ASSERT_EQ(best["ok"], true) << best.dump();
+    EXPECT_EQ((*row)["plan"]["stage_layers"], best["result"]["stage_layers"]) << name;
+    EXPECT_EQ((*row)["step_time_ms"], best["result"]["step_time_ms"]) << name;
+  }
 }
 
 // Balanced, each schedule runs its own best plan. AP-PP-09's model (8 decoders, F 2, B 4 ms, 100 MiB

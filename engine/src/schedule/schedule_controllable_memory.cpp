@@ -20,9 +20,9 @@
 //      operations in slot order.
 // The order does not depend on the stage costs (the repository builds it with unit costs too).
 #include <algorithm>
-#include <functional>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,15 +36,13 @@ namespace {
 // reordering passes; two in the end, W for B's and w for b's).
 enum Kind : int { kF = 0, kFUp = 1, kB = 2, kBDown = 3, kW = 4, kWDown = 5 };
 
-using Slots = std::vector<std::int64_t>;    // one kind's slot per micro batch, ascending
-using StageSlots = std::vector<Slots>;      // one stage's kinds
+using Slots = std::vector<std::int64_t>;   // one kind's slot per micro batch, ascending
+using StageSlots = std::vector<Slots>;     // one stage's kinds
 using AllSlots = std::vector<StageSlots>;  // every stage
 
 constexpr std::int64_t kNone = INT64_MAX;
 
-[[noreturn]] void broken(const std::string& what) {
-  throw std::logic_error("controllable-memory V schedule: " + what);
-}
+[[noreturn]] void broken(const std::string& what) { throw std::logic_error("controllable-memory V schedule: " + what); }
 
 // The stable patterns: the first slot of F, f, B and b on each stage (zbv_greedy.py,
 // stable_pattern_v_min and stable_pattern_v_half). The gaps keep the four kinds apart mod 6.
