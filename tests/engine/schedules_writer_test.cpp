@@ -29,6 +29,8 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
       {"zbv", 2, 2, 2, true, true},
       {"dualpipev", 2, 2, 2, true, true},
       {"zb_auto", 1, 1, 1, true, false, true},
+      {"interleaved_zero_bubble", 2, 64, 2, true, false},
+      {"looped_bfs", 2, 64, 2, false, false},
   };
   ASSERT_EQ(list.size(), std::size(expected));
   for (std::size_t i = 0; i < list.size(); ++i) {

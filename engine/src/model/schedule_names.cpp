@@ -13,6 +13,8 @@ const char* schedule_name(Schedule schedule) {
     case Schedule::zbv: return "zbv";
     case Schedule::dualpipev: return "dualpipev";
     case Schedule::zb_auto: return "zb_auto";
+    case Schedule::interleaved_zero_bubble: return "interleaved_zero_bubble";
+    case Schedule::looped_bfs: return "looped_bfs";
   }
   return "?";
 }

@@ -18,6 +18,9 @@ void zb_h2(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 void zbv(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 // schedule_dualpipev.cpp
 void dualpipev(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+// schedule_pytorch.cpp
+void looped_bfs(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void interleaved_zero_bubble(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 
 // Small builders shared by the generators.
 inline Op forward(int virtual_stage, std::int64_t micro_batch) {

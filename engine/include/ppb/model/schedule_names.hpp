@@ -10,12 +10,25 @@
 
 namespace ppb {
 
-enum class Schedule { gpipe, one_f_one_b, interleaved_1f1b, zb_h1, zb_h2, zbv, dualpipev, zb_auto };
+enum class Schedule {
+  gpipe,
+  one_f_one_b,
+  interleaved_1f1b,
+  zb_h1,
+  zb_h2,
+  zbv,
+  dualpipev,
+  zb_auto,
+  interleaved_zero_bubble,
+  looped_bfs
+};
 
 // Every schedule, in the order the contract lists them.
-inline constexpr std::array<Schedule, 8> all_schedules = {
-    Schedule::gpipe, Schedule::one_f_one_b, Schedule::interleaved_1f1b, Schedule::zb_h1,
-    Schedule::zb_h2, Schedule::zbv,         Schedule::dualpipev,        Schedule::zb_auto};
+inline constexpr std::array<Schedule, 10> all_schedules = {
+    Schedule::gpipe,     Schedule::one_f_one_b, Schedule::interleaved_1f1b,
+    Schedule::zb_h1,     Schedule::zb_h2,       Schedule::zbv,
+    Schedule::dualpipev, Schedule::zb_auto,     Schedule::interleaved_zero_bubble,
+    Schedule::looped_bfs};
 
 // The contract's name of a schedule, e.g. "1f1b".
 const char* schedule_name(Schedule schedule);
