@@ -37,10 +37,10 @@ export const SCHEDULE_INFO = [
     description: 'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).',
     conditions: 'Runs one chunk per device; pipeline.max_in_flight is at least 1.' },
   { name: 'interleaved_zero_bubble', label: 'Interleaved zero bubble',
-    description: 'PyTorch\'s ScheduleInterleavedZeroBubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.',
+    description: 'PyTorch\'s interleaved zero bubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.',
     conditions: 'Needs vpp_degree ≥ 2 and micro batches a multiple of max(1, micro batches ÷ pp_degree).' },
   { name: 'looped_bfs', label: 'Looped BFS',
-    description: 'PyTorch\'s ScheduleLoopedBFS: breadth first, every micro batch through one chunk before the next; holds all micro batches of every chunk.',
+    description: 'PyTorch\'s looped breadth-first schedule: every micro batch through one chunk before the next; holds all micro batches of every chunk.',
     conditions: 'Needs vpp_degree ≥ 2.' },
 ];
 

@@ -319,9 +319,9 @@ export const ZH = {
   'Runs two chunks per device (vpp_degree 2) and needs micro batches ≥ 2 × pp_degree.': '每个设备运行两个模型块（vpp_degree 2），且微批次数需 ≥ 2 × pp_degree。',
   'Zero-bubble automatic schedule: the order is found for the stages\' costs under a memory cap of max_in_flight micro batches (2 × pp unless given; ZB-1p is pp, ZB-2p 2 × pp).': '零气泡自动调度：在 max_in_flight 个微批次的显存上限内（未给出时为 2 × pp；ZB-1p 为 pp，ZB-2p 为 2 × pp），按各阶段的耗时求出执行顺序。',
   'Runs one chunk per device; pipeline.max_in_flight is at least 1.': '每个设备运行一个模型块；pipeline.max_in_flight 至少为 1。',
-  'PyTorch\'s ScheduleInterleavedZeroBubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.': 'PyTorch 的 ScheduleInterleavedZeroBubble（ZB1P）：按轮次交错执行 1F1B，B 与 W 分开，用 W 填充气泡。',
+  'PyTorch\'s interleaved zero bubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.': 'PyTorch 的交错零气泡调度（ZB1P）：按轮次交错执行 1F1B，B 与 W 分开，用 W 填充气泡。',
   'Needs vpp_degree ≥ 2 and micro batches a multiple of max(1, micro batches ÷ pp_degree).': '需要 vpp_degree ≥ 2，且微批次数为 max(1, 微批次数 ÷ pp_degree) 的倍数。',
-  'PyTorch\'s ScheduleLoopedBFS: breadth first, every micro batch through one chunk before the next; holds all micro batches of every chunk.': 'PyTorch 的 ScheduleLoopedBFS：广度优先，所有微批次先过完一个模型块再进入下一个；保存每个模型块的全部微批次激活。',
+  'PyTorch\'s looped breadth-first schedule: every micro batch through one chunk before the next; holds all micro batches of every chunk.': 'PyTorch 的循环广度优先调度：所有微批次先过完一个模型块再进入下一个；保存每个模型块的全部微批次激活。',
   'Needs vpp_degree ≥ 2.': '需要 vpp_degree ≥ 2。',
 
   // ---- cluster search (js/cluster.js, js/controls.js) ----
