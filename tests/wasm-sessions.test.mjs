@@ -180,14 +180,16 @@ test('the engine\'s schedules are the page\'s, with the chunk counts each runs',
   // The page offers every schedule the engine runs, in its order (web/js/schedules.js holds labels and words only).
   assert.deepEqual(schedules.map((/** @type {any} */ s) => s.name), SCHEDULE_INFO.map((info) => info.name));
   // By the contract: interleaved_1f1b needs vpp_degree >= 2 (up to the cap of 64, VPP_DEGREE_LIMIT); zbv and
-  // dualpipev run exactly two chunks, as do v_half and v_min; interleaved_1f1b_overlap as interleaved_1f1b; the rest
-  // one. B and W run apart in zb_h1, zb_h2, zbv, dualpipev, zb_auto, v_half and v_min.
+  // dualpipev run exactly two chunks, as do v_half and v_min; interleaved_1f1b_overlap, interleaved_zero_bubble and
+  // looped_bfs 2 or more, as interleaved_1f1b; the rest one. B and W run apart in zb_h1, zb_h2, zbv, dualpipev, zb_auto,
+  // v_half, v_min and interleaved_zero_bubble.
   /** @type {Record<string, [number, number, number, boolean, boolean]>} */
   const expected = {
     gpipe: [1, 1, 1, false, false], '1f1b': [1, 1, 1, false, false], interleaved_1f1b: [2, 64, 2, false, false],
     zb_h1: [1, 1, 1, true, false], zb_h2: [1, 1, 1, true, false], zbv: [2, 2, 2, true, true], dualpipev: [2, 2, 2, true, true],
     zb_auto: [1, 1, 1, true, false], interleaved_1f1b_overlap: [2, 64, 2, false, false],
     v_half: [2, 2, 2, true, true], v_min: [2, 2, 2, true, true],
+    interleaved_zero_bubble: [2, 64, 2, true, false], looped_bfs: [2, 64, 2, false, false],
   };
   for (const s of schedules) {
     assert.deepEqual([s.vpp_degree.min, s.vpp_degree.max, s.vpp_degree.default, s.weight_apart, s.v_shape], expected[s.name], s.name);

@@ -14,11 +14,14 @@ export const docPath = join(root, 'docs', 'errors.md');
 const defaultCli = join(root, 'build', 'native', 'ppb');
 
 // Literals of the sources that look like codes but are data: the SAPP layer types.
-const notCodes = new Set(['HEAD', 'BODY', 'TAIL']);
+const notCodes = new Set(['HEAD', 'BODY', 'TAIL',
+  // PyTorch pipelining action types, which the reader of pipeline.program names (schedule/program_import.cpp)
+  'OVERLAP_F_B', 'UNSHARD', 'RESHARD', 'REDUCE_GRAD', 'SEND_F', 'RECV_F', 'SEND_B', 'RECV_B']);
 
 /**
  * Every diagnostic code in the engine's sources: each string literal of three or more capitals,
- * digits and underscores ("OFFSET_SUM", "NEGATIVE") outside comments, but the SAPP layer types.
+ * digits and underscores ("OFFSET_SUM", "NEGATIVE") outside comments, but the SAPP layer types and
+ * PyTorch's action types.
  * (Shorter literals are operation names and trace phases: "F", "B", "W", "X".)
  * @param {string} [base] the repository root
  * @returns {string[]} sorted
@@ -72,6 +75,9 @@ export const areas = [
     'STAGE_LAYERS_LENGTH', 'STAGE_LAYERS_SUM', 'STAGE_LAYERS_NEGATIVE', 'OFFSET_LENGTH', 'OFFSET_SUM',
     'OFFSET_NEGATIVE_STAGE', 'MEGATRON_LAYOUT_SYNTAX', 'MEGATRON_LAYOUT_ENDS', 'MEGATRON_LAYOUT_STAGES',
     'MEGATRON_LAYOUT_LAYERS', 'EMPTY_STAGE', 'COMPONENT_LENGTH']],
+  ['Program', 'A user\'s own program, `pipeline.program`: PyTorch pipelining actions per rank or the CSV text (docs/schedules.md, "A program of your own").',
+   ['PROGRAM_ACTION_INVALID', 'PROGRAM_RANKS', 'PROGRAM_STAGE', 'PROGRAM_MICRO_BATCHES', 'PROGRAM_INCOMPLETE',
+    'PROGRAM_DEADLOCK', 'PROGRAM_NOT_SUPPORTED']],
   ['Recompute', 'Recompute options of the layers and the plan\'s recompute (`/pipeline/recompute`).',
    ['RECOMPUTE_OPTION_RESERVED', 'RECOMPUTE_OPTION_UNKNOWN', 'RECOMPUTE_OPTION_MISSING', 'RECOMPUTE_FORM',
     'RECOMPUTE_COUNT_LENGTH', 'RECOMPUTE_COUNT_EXCEEDS', 'RECOMPUTE_LAYER_RANGE', 'RECOMPUTE_LAYER_DUPLICATE']],

@@ -217,7 +217,7 @@ void check_trial(const Model& model, const Device& device, const Plan& shape, co
 }
 
 // Every schedule program against exhaustive search: 6 to 8 layers, pp 2 and 3, vpp 2 and 3 for
-// interleaved_1f1b, transfers on half the trials, random pins, up to four recompute kinds per
+// interleaved_1f1b and looped_bfs, transfers on half the trials, random pins, up to four recompute kinds per
 // layer, random memory limits from "everything fits" to "nothing fits". On models this small the
 // search always finishes, so every feasible trial whose memory the balancer charges exactly must
 // be proven; trials with a weight activation stated below the activation (split schedules) may not
@@ -245,6 +245,10 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
       {Schedule::v_half, 3, 2, {3, 6}},
       {Schedule::v_min, 2, 2, {1, 2, 4, 6}},
       {Schedule::v_min, 3, 2, {3, 6}},
+      {Schedule::interleaved_zero_bubble, 2, 2, {2, 3, 4}},
+      {Schedule::interleaved_zero_bubble, 3, 2, {3, 6}},
+      {Schedule::looped_bfs, 2, 2, {2, 4}},
+      {Schedule::looped_bfs, 2, 3, {2, 3}},
   };
   std::mt19937 rng(20261201);
   for (const Case& c : cases) {
@@ -259,9 +263,10 @@ TEST(BalanceSchedules, ProvenOptimumIsTheExhaustiveOptimumUnderEverySchedule) {
       fit_exhaustive(rng, model, binomial(L - 1, V - 1), 6000);
       Plan shape = shape_of(c.pp, c.micro_batches[m_d(rng)], c.schedule, c.vpp);
       Device device = random_device(rng);
-      // gpipe holds every micro batch, 1f1b at most pp of them.
+      // gpipe and looped_bfs hold every micro batch, 1f1b at most pp of them.
       const double m = static_cast<double>(shape.micro_batch_num);
-      const double held = c.schedule == Schedule::gpipe ? m : std::min<double>(c.pp, m);
+      const double held =
+          c.schedule == Schedule::gpipe || c.schedule == Schedule::looped_bfs ? m : std::min<double>(c.pp, m);
       std::uniform_real_distribution<double> tightness(0.5, 1.8);
       device.memory_limit_mib = limit_between(model, held, c.pp, tightness(rng));
       BalanceOptions options;

@@ -42,6 +42,25 @@ TEST(Torchtitan, OneFOneBPipelineKeysAndTheCsv) {
   EXPECT_TRUE(r["result"]["exported"]["plan_kept"].get<bool>());
 }
 
+// PyTorch's own looped schedules run by their class names (torchtitan's pipeline_parallel_schedule
+// takes ScheduleLoopedBFS as "LoopedBFS"); the CSV is ScheduleLoopedBFS's order written by hand: rank r
+// runs stages r and r + 2, every forward of the first, then of the second, then the backwards of the
+// second with micro batches in reverse, then of the first.
+TEST(Torchtitan, PyTorchsLoopedSchedulesByClassName) {
+  const json bfs = run(
+      "export",
+      torchtitan_request(4, {{"pp_degree", 2}, {"vpp_degree", 2}, {"micro_batch_num", 2}, {"schedule", "looped_bfs"}}));
+  ASSERT_TRUE(bfs["ok"].get<bool>()) << bfs.dump();
+  EXPECT_EQ(bfs["result"]["json"]["parallelism"]["pipeline_parallel_schedule"], "LoopedBFS");
+  EXPECT_EQ(bfs["result"]["json"]["csv"], "0F0,0F1,2F0,2F1,2B1,2B0,0B1,0B0\n1F0,1F1,3F0,3F1,3B1,3B0,1B1,1B0\n");
+  const json zb = run(
+      "export",
+      torchtitan_request(
+          4, {{"pp_degree", 2}, {"vpp_degree", 2}, {"micro_batch_num", 2}, {"schedule", "interleaved_zero_bubble"}}));
+  ASSERT_TRUE(zb["ok"].get<bool>()) << zb.dump();
+  EXPECT_EQ(zb["result"]["json"]["parallelism"]["pipeline_parallel_schedule"], "InterleavedZeroBubble");
+}
+
 // ZB-V on pp 2 (4 virtual stages, the V: stages 0 and 3 on rank 0), full recompute on every decoder:
 // torchtitan's full activation checkpointing, the plan kept. With TP 2 + SP and dp 4 sharded, the
 // degrees are written, and torchtitan's FSDP (ZeRO-3) is said to shard more than the plan's optimizer.

@@ -85,6 +85,13 @@ TEST(Schedule, EveryProgramRunsEachOperationOnceWithoutDeadlock) {
       for (int pp = 1; pp <= 16; ++pp) n += 64 / pp;
       return n;
     }()
+                         : schedule == Schedule::interleaved_zero_bubble ? [] {
+      // PyTorch's ScheduleInterleavedZeroBubble: max(1, m / pp) rounds must divide m.
+      int n = 0;
+      for (int pp = 1; pp <= 16; ++pp)
+        for (int m = 1; m <= 64; ++m) n += m % std::max(1, m / pp) == 0 ? 1 : 0;
+      return n;
+    }()
                          : schedule == Schedule::dualpipev ? [] {
       int n = 0;
       for (int pp = 1; pp <= 16; ++pp) n += 64 - 2 * pp + 1;

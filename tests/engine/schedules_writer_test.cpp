@@ -33,6 +33,8 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
       {"interleaved_1f1b_overlap", 2, 64, 2, false, false},
       {"v_half", 2, 2, 2, true, true},
       {"v_min", 2, 2, 2, true, true},
+      {"interleaved_zero_bubble", 2, 64, 2, true, false},
+      {"looped_bfs", 2, 64, 2, false, false},
   };
   ASSERT_EQ(list.size(), std::size(expected));
   for (std::size_t i = 0; i < list.size(); ++i) {

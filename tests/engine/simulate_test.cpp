@@ -14,6 +14,7 @@ namespace ppb {
 namespace {
 
 using test::span_fraction;
+using test::usual_shape;
 
 SimulationInput uniform(Schedule schedule, int pp, int vpp, std::int64_t m, double f, double b, double w = 0,
                         double act = 1) {
@@ -344,7 +345,7 @@ TEST(Simulate, AP_PP_11_TimelineIsConsistent) {
 // proportionally, for every schedule.
 TEST(Simulate, AP_PP_03_MicroBatchesShrinkTheBubble) {
   for (Schedule s : all_schedules) {
-    const int pp = 4, vpp = is_interleaved(s) || is_v_shape(s) ? 2 : 1;
+    const int pp = 4, vpp = usual_shape(s, pp, 8).vpp_degree;
     double last_fraction = 1.0, last_step = 0;
     int last_m = 0;
     for (int m : {8, 16, 32, 64, 128}) {  // dualpipev needs m >= 2 pp

@@ -34,7 +34,10 @@ inline PipelineShape usual_shape(Schedule schedule, int pp, std::int64_t m) {
   PipelineShape shape;
   shape.schedule = schedule;
   shape.pp_degree = pp;
-  shape.vpp_degree = is_interleaved(schedule) || is_v_shape(schedule) ? 2 : 1;
+  shape.vpp_degree = is_interleaved(schedule) || schedule == Schedule::interleaved_zero_bubble ||
+                             schedule == Schedule::looped_bfs || is_v_shape(schedule)
+                         ? 2
+                         : 1;
   shape.micro_batch_num = m;
   return shape;
 }

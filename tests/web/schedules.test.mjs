@@ -69,7 +69,7 @@ test('the table shows the engine\'s compare answer for the plan shown, and a sch
   const rows = await tableRows(page);
   // Every schedule the engine compares, in its order (docs/contract.md "Compare result").
   assert.deepEqual(rows.map((r) => r.schedule), ['gpipe', '1f1b', 'interleaved_1f1b', 'zb_h1', 'zb_h2', 'zbv', 'dualpipev', 'zb_auto',
-    'interleaved_1f1b_overlap', 'v_half', 'v_min']);
+    'interleaved_1f1b_overlap', 'v_half', 'v_min', 'interleaved_zero_bubble', 'looped_bfs']);
   for (const [i, row] of rows.entries()) {
     const e = expected.result.schedules[i];
     assert.equal(row.vpp, e.vpp_degree, `${e.schedule} vpp`);

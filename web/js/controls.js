@@ -7,7 +7,7 @@
 import { el } from './dom.js';
 import { t } from './i18n.js';
 import { count } from './format.js';
-import { OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
+import { INTERLEAVING_SCHEDULES, OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
 import { clusterRequest, hasCluster } from './requests.js';
 import { DEVICE_PRESETS } from './devices.js';
 
@@ -234,7 +234,7 @@ export class Controls {
       m.title = cluster ? t('With a cluster, micro batches follow from the global batch and dp.') : '';
     }
     const vpp = this.form.querySelector('#search-vpp');
-    if (vpp instanceof HTMLInputElement) vpp.disabled = !q.schedule.includes('interleaved_1f1b');
+    if (vpp instanceof HTMLInputElement) vpp.disabled = !q.schedule.some((name) => INTERLEAVING_SCHEDULES.includes(name));
     this.askCluster(q, state.settings.pp_degree);
   }
 

@@ -3,7 +3,7 @@
 // where it does not read as a number, so the engine's error names the field.
 
 /** @import {PageState, Settings, EstimateResult, ScheduleFacts, LinkedPlan} from './types.js' */
-import { scheduleFacts } from './schedules.js';
+import { INTERLEAVING_SCHEDULES, scheduleFacts } from './schedules.js';
 import { linkedPipeline } from './linked-plan.js';
 
 /**
@@ -156,12 +156,12 @@ export function searchRequest(state, facts) {
   const search = {};
   put(search, 'pp_degree', listField(q.pp_degree));
   if (q.schedule.length > 0) search.schedule = q.schedule;
-  // The chunk counts are interleaving's: the other schedules run their own (one chunk, or two for the V schedules),
+  // The chunk counts are the interleaving schedules': the others run their own (one chunk, or two for the V schedules),
   // which the list keeps, so that the engine pairs each schedule with what it runs and no schedule is left out.
-  if (q.schedule.includes('interleaved_1f1b')) {
+  if (q.schedule.some((name) => INTERLEAVING_SCHEDULES.includes(name))) {
     const chunks = listField(q.vpp_degree);
     if (chunks) {
-      const own = q.schedule.filter((name) => name !== 'interleaved_1f1b').map((name) => scheduleFacts(facts, name)?.vpp_degree.default ?? 1);
+      const own = q.schedule.filter((name) => !INTERLEAVING_SCHEDULES.includes(name)).map((name) => scheduleFacts(facts, name)?.vpp_degree.default ?? 1);
       search.vpp_degree = [...new Set([...own, ...chunks])].sort((a, b) => (typeof a === 'number' && typeof b === 'number' ? a - b : 0));
     }
   }

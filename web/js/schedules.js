@@ -45,7 +45,19 @@ export const SCHEDULE_INFO = [
   { name: 'v_min', label: 'V-Min',
     description: 'Controllable-memory V-Min: two chunks in a V, about a third of 1F1B\'s activation memory; the bubble grows when F, B and W differ.',
     conditions: 'Runs two chunks per device (vpp_degree 2).' },
+  { name: 'interleaved_zero_bubble', label: 'Interleaved zero bubble',
+    description: 'PyTorch\'s interleaved zero bubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.',
+    conditions: 'Needs vpp_degree ≥ 2 and micro batches a multiple of max(1, micro batches ÷ pp_degree).' },
+  { name: 'looped_bfs', label: 'Looped BFS',
+    description: 'PyTorch\'s looped breadth-first schedule: every micro batch through one chunk before the next; holds all micro batches of every chunk.',
+    conditions: 'Needs vpp_degree ≥ 2.' },
 ];
+
+/**
+ * The schedules that run any chunk count from 2 up (the engine's vpp_degree range for them, docs/contract.md), so that
+ * the search's chunk list is theirs.
+ */
+export const INTERLEAVING_SCHEDULES = ['interleaved_1f1b', 'interleaved_zero_bubble', 'looped_bfs'];
 
 /** The schedule names the page offers: every schedule the engine runs, in the engine's order. */
 export const SCHEDULES = SCHEDULE_INFO.map((info) => info.name);

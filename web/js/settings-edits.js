@@ -6,6 +6,7 @@
 /** @import {ModelInfo} from './model.js' */
 import { isObject } from './state.js';
 import { listField } from './requests.js';
+import { INTERLEAVING_SCHEDULES } from './schedules.js';
 
 /**
  * Copies the settings a request file states into the plan settings (numbers and strings only; the rest is
@@ -199,7 +200,7 @@ export function applySuggestedSearch(state, inf, shape) {
   }
   q.pp_degree = pps.join(', ');
   q.schedule = [shape.schedule];
-  if (shape.schedule === 'interleaved_1f1b') q.vpp_degree = String(shape.vpp_degree);
+  if (INTERLEAVING_SCHEDULES.includes(shape.schedule)) q.vpp_degree = String(shape.vpp_degree);
   if (inf.recompute_option !== null && s.recompute_options !== null && !s.recompute_options.includes(inf.recompute_option)) {
     s.recompute_options = [...s.recompute_options, inf.recompute_option];
   }

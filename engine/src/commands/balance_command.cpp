@@ -95,6 +95,7 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   out.request = parse_request(document, d);
   Request& request = out.request;
   out.settings = parse_balance(document, request.model, !request.unread.layers, d);
+  refuse_program(document, "balance", d);
   if (request.pipeline.partition_form != PartitionForm::even || request.pipeline.recompute_form != RecomputeForm::none)
     d.warning("IGNORED_FIELD", "/pipeline",
               "balance chooses the partition and recompute itself; the ones given in pipeline are ignored.");

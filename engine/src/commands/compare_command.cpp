@@ -43,6 +43,7 @@ CommandOutput run_compare(json document, const RequestClock& clock) {
   CompareOptions options;
   options.balanced = read_plans(document, d);
   const BalanceSettings settings = parse_balance(document, request.model, !request.unread.layers, d);
+  refuse_program(document, "compare", d);
   if (!d.ok()) return invalid(d);
   if (options.balanced) {
     const std::int64_t cells = static_cast<std::int64_t>(request.pipeline.pp_degree) *

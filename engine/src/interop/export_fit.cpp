@@ -69,14 +69,19 @@ std::string mib(double x) { return number_text(x) + " MiB"; }
 // the plan's own schedule is kept for the estimate and a caveat says so.
 void use_launcher_schedule(Plan& plan, const std::string& launcher, std::vector<std::string>& caveats) {
   const Schedule runs = plan.vpp_degree > 1 ? Schedule::interleaved_1f1b : Schedule::one_f_one_b;
-  if (runs == plan.schedule) return;
+  if (runs == plan.schedule && !plan.program) return;
   PipelineShape shape = plan;
   shape.schedule = runs;
   if (const auto broken = shape_rule_broken(shape)) {
     caveats.push_back(launcher + " runs " + schedule_name(runs) + ", which cannot run this shape (" + broken->reason +
-                      "); the estimate keeps the plan's " + schedule_name(plan.schedule) + ".");
+                      "); the estimate keeps the plan's " +
+                      (plan.program ? "pipeline.program" : schedule_name(plan.schedule)) + ".");
     return;
   }
+  if (plan.program)
+    caveats.push_back(launcher + " runs its own " + schedule_name(runs) +
+                      " order, not pipeline.program, so the estimate runs that order.");
+  plan.program.reset();
   plan.schedule = runs;
 }
 

@@ -69,7 +69,9 @@ ExportOutput export_pytorch(const Plan& plan, const Program& program) {
     notes.push_back(std::string(schedule_name(plan.schedule)) +
                     " places stage i >= pp on rank 2 pp - 1 - i (a V, PyTorch's style \"v\"); the loader reads this "
                     "placement from the CSV, so build rank r's two stages as stage r and stage 2 pp - 1 - r");
-  if (needs_costs(plan.schedule))
+  if (plan.program)
+    notes.push_back("the order is the request's own pipeline.program, as it was given");
+  else if (needs_costs(plan.schedule))
     notes.push_back(std::string(schedule_name(plan.schedule)) +
                     "'s order was found for this plan's stage costs; PyTorch has no schedule class that writes it, so "
                     "run it from this CSV (any one-stage-per-rank schedule class places the stages)");

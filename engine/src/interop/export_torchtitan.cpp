@@ -17,6 +17,10 @@ namespace {
 // looped, or the V) before the CSV gives the order of operations.
 const char* placement_schedule(const Plan& plan) {
   if (is_v_shape(plan.schedule)) return plan.schedule == Schedule::dualpipev ? "DualPipeV" : "ZBVZeroBubble";
+  // PyTorch's own looped schedules run by their class names (ScheduleLoopedBFS,
+  // ScheduleInterleavedZeroBubble); their placement is Interleaved1F1B's.
+  if (plan.schedule == Schedule::looped_bfs) return "LoopedBFS";
+  if (plan.schedule == Schedule::interleaved_zero_bubble) return "InterleavedZeroBubble";
   if (plan.vpp_degree > 1) return "Interleaved1F1B";
   return plan.schedule == Schedule::gpipe ? "GPipe" : "1F1B";
 }

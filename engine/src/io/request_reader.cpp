@@ -12,6 +12,7 @@
 #include "ppb/io/model_reader.hpp"
 #include "ppb/model/transformer.hpp"
 #include "ppb/plan/megatron_layout.hpp"
+#include "ppb/schedule/program_import.hpp"
 
 namespace ppb {
 
@@ -314,6 +315,63 @@ void read_recompute(FieldReader& f, PipelineSpec& p, Unread& unread, Diagnostics
   if (d.errors().size() != errors_before) unread.recompute = true;
 }
 
+// pipeline.program: a list per rank of action strings (the pytorch export's json.actions), or the CSV
+// text (its text). The actions themselves are checked against the plan (schedule/program_import.hpp).
+void read_program(FieldReader& f, PipelineSpec& p, Unread& unread, Diagnostics& d) {
+  const json* value = f.get("program");
+  if (value == nullptr) return;
+  const std::string path = f.at("program");
+  if (value->is_string()) {
+    // Counted before it is split: each action becomes a string of its own. (The lists are held to the
+    // same count by the cap on JSON values.)
+    const auto& csv = value->get_ref<const std::string&>();
+    const auto cells = std::count(csv.begin(), csv.end(), ',') + std::count(csv.begin(), csv.end(), '\n');
+    if (cells > limits::max_program_actions) {
+      d.error(
+          "SIMULATION_LIMIT", path,
+          "the program's CSV holds more than " + std::to_string(limits::max_program_actions) + " actions, the cap.");
+      unread.program = true;
+      return;
+    }
+    p.program = program_from_csv(csv);
+    return;
+  }
+  const char* shape =
+      "program must be a list with one list of action strings per rank (the pytorch export's json.actions) or "
+      "the CSV text, one rank per line";
+  if (!value->is_array()) {
+    d.error("TYPE_MISMATCH", path, std::string(shape) + ", not " + type_name(*value) + ".");
+    unread.program = true;
+    return;
+  }
+  ProgramText text;
+  for (std::size_t r = 0; r < value->size(); ++r) {
+    const json& rank = (*value)[r];
+    const std::string rank_path = path + "/" + std::to_string(r);
+    if (!rank.is_array()) {
+      d.error("TYPE_MISMATCH", rank_path,
+              "rank " + std::to_string(r) + "'s entry must be a list of action strings such as \"0F0\", not " +
+                  type_name(rank) + ".");
+      unread.program = true;
+      continue;
+    }
+    std::vector<std::string> actions;
+    for (std::size_t i = 0; i < rank.size(); ++i) {
+      if (rank[i].is_string()) {
+        actions.push_back(rank[i].get<std::string>());
+      } else if (rank[i].is_null()) {
+        actions.emplace_back();  // PyTorch's empty slot
+      } else {
+        d.error("TYPE_MISMATCH", rank_path + "/" + std::to_string(i),
+                std::string("an action must be a string such as \"0F0\", not ") + type_name(rank[i]) + ".");
+        unread.program = true;
+      }
+    }
+    text.ranks.push_back(std::move(actions));
+  }
+  if (!unread.program) p.program = std::move(text);
+}
+
 void read_pipeline(FieldReader& top, PipelineSpec& p, Unread& unread, Diagnostics& d) {
   const json* section = top.object("pipeline");
   if (!section) {
@@ -356,6 +414,7 @@ void read_pipeline(FieldReader& top, PipelineSpec& p, Unread& unread, Diagnostic
   p.include_timeline = f.boolean("include_timeline").value_or(false);
   read_partition(f, p, unread, d);
   read_recompute(f, p, unread, d);
+  read_program(f, p, unread, d);
 }
 
 // A derived micro_batch_num is held to the same cap as a given one.
@@ -376,7 +435,7 @@ Request parse_request(const json& document, Diagnostics& d) {
   Request request;
   if (!document.is_object()) {
     d.error("TYPE_MISMATCH", "", std::string("the request must be a JSON object, not ") + type_name(document) + ".");
-    request.unread = {true, true, true, true, true, true, true};
+    request.unread = {true, true, true, true, true, true, true, true};
     return request;
   }
   FieldReader top(document, "", d);
@@ -394,6 +453,15 @@ Request parse_request(const json& document, Diagnostics& d) {
   resolve_training_state(document, state, document_bytes, request, d);
   check_derived_micro_batches(request.training, unread, d);
   return request;
+}
+
+void refuse_program(const json& document, const std::string& command, Diagnostics& d) {
+  if (!document.is_object() || !document.contains("pipeline") || !document["pipeline"].is_object() ||
+      !document["pipeline"].contains("program"))
+    return;
+  d.error("PROGRAM_NOT_SUPPORTED", "/pipeline/program",
+          command + " runs each schedule's own order and does not take pipeline.program; remove it to " + command +
+              ", or time the program with estimate (or export it) for the partition given.");
 }
 
 }  // namespace ppb

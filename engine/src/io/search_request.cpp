@@ -161,7 +161,8 @@ void pair_vpp_with_schedules(FieldReader& section, const std::optional<std::vect
   if (!any_pair)
     d.error("SEARCH_EMPTY", section.at("vpp_degree"),
             "no listed vpp_degree runs with a listed schedule: each schedule runs its own (1; 2 or more for "
-            "interleaved_1f1b and interleaved_1f1b_overlap; 2 for zbv, dualpipev, v_half and v_min); list vpp_degree "
+            "interleaved_1f1b, interleaved_1f1b_overlap, interleaved_zero_bubble and looped_bfs; 2 for zbv, "
+            "dualpipev, v_half and v_min); list vpp_degree "
             "values for the schedules, or leave "
             "vpp_degree out.");
 }
@@ -260,6 +261,7 @@ SearchSpace read_space(const json& document, FieldReader& section, const Request
 
 std::optional<SearchRequest> parse_search_request(const json& document, Diagnostics& d) {
   Request request = parse_request(document, d);
+  refuse_program(document, "search", d);
   if (!d.ok()) return std::nullopt;
   const json* section_json = request_section(document, "search", d);
   if (!d.ok()) return std::nullopt;

@@ -16,6 +16,8 @@ const char* schedule_name(Schedule schedule) {
     case Schedule::interleaved_1f1b_overlap: return "interleaved_1f1b_overlap";
     case Schedule::v_half: return "v_half";
     case Schedule::v_min: return "v_min";
+    case Schedule::interleaved_zero_bubble: return "interleaved_zero_bubble";
+    case Schedule::looped_bfs: return "looped_bfs";
   }
   return "?";
 }

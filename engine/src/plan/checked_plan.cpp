@@ -2,10 +2,12 @@
 #include "ppb/plan/checked_plan.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "ppb/core/limits.hpp"
+#include "ppb/schedule/program_import.hpp"
 
 namespace ppb {
 
@@ -30,6 +32,13 @@ std::optional<Plan> checked_plan(const Request& request, Diagnostics& d) {
             "pp_degree x vpp_degree x micro_batch_num = " + std::to_string(pairs) + " exceeds the cap of " +
                 std::to_string(limits::max_simulated_pairs) + " simulated (virtual stage, micro batch) pairs.");
     return std::nullopt;
+  }
+  if (request.pipeline.program) {
+    // Checked here, after the cap: its checks walk every (virtual stage, micro batch) pair.
+    std::vector<ScheduleProblem> problems;
+    auto program = import_program(*plan, *request.pipeline.program, "/pipeline/program", problems);
+    for (const ScheduleProblem& p : problems) d.error(p.code, p.path, p.message);
+    if (program) plan->program = std::make_shared<const Program>(std::move(*program));
   }
   if (!d.ok()) return std::nullopt;
   return plan;

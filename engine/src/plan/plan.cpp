@@ -123,9 +123,11 @@ std::optional<std::int64_t> resolve_micro_batch_num(const Training& training, co
 namespace {
 
 // The schedule program's own conditions on the degrees and the micro batches (schedule_problems).
-void check_schedule(const PipelineShape& shape, bool micro_batches_known, Diagnostics& diagnostics) {
+// With a program of the user's (pipeline.program) the schedule only places the virtual stages, so its
+// conditions on the micro batch count, which its own order needs, do not apply.
+void check_schedule(const PipelineShape& shape, bool micro_batches_known, bool own_program, Diagnostics& diagnostics) {
   for (const ScheduleProblem& p : schedule_problems(shape)) {
-    if (!micro_batches_known && p.path == "/pipeline/micro_batch_num") continue;
+    if ((!micro_batches_known || own_program) && p.path == "/pipeline/micro_batch_num") continue;
     diagnostics.error(p.code, p.path, p.message);
   }
 }
@@ -231,7 +233,7 @@ std::optional<Plan> resolve_plan(const Request& request, Diagnostics& diagnostic
   if (degrees_ok && !unread.schedule) {
     PipelineShape shape = plan;
     if (micro_batch_num) shape.micro_batch_num = *micro_batch_num;
-    check_schedule(shape, micro_batch_num.has_value(), diagnostics);
+    check_schedule(shape, micro_batch_num.has_value(), spec.program.has_value(), diagnostics);
   }
 
   if (!unread.layers) {

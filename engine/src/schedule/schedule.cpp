@@ -1,6 +1,7 @@
 // Schedule programs: the dispatch to each schedule's generator and each schedule's conditions.
 #include "ppb/schedule/schedule.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "schedule_programs.hpp"
@@ -20,7 +21,7 @@ const char* op_name(OpKind kind) {
 bool splits_weight_gradient(Schedule schedule) {
   return schedule == Schedule::zb_h1 || schedule == Schedule::zb_h2 || schedule == Schedule::zbv ||
          schedule == Schedule::dualpipev || schedule == Schedule::zb_auto || schedule == Schedule::v_half ||
-         schedule == Schedule::v_min;
+         schedule == Schedule::v_min || schedule == Schedule::interleaved_zero_bubble;
 }
 
 namespace {
@@ -38,6 +39,8 @@ void append_stage(const PipelineShape& shape, int stage, std::vector<Op>& ops) {
     case Schedule::interleaved_1f1b_overlap: return programs::interleaved_1f1b_overlap(shape, stage, ops);
     case Schedule::v_half: return programs::v_half(shape, stage, ops);
     case Schedule::v_min: return programs::v_min(shape, stage, ops);
+    case Schedule::interleaved_zero_bubble: return programs::interleaved_zero_bubble(shape, stage, ops);
+    case Schedule::looped_bfs: return programs::looped_bfs(shape, stage, ops);
     case Schedule::zb_auto: break;
   }
   throw std::logic_error(std::string(schedule_name(shape.schedule)) +
@@ -81,8 +84,21 @@ Program schedule_program(const PipelineShape& shape) {
   return program;
 }
 
+namespace {
+
+// PyTorch's ScheduleInterleavedZeroBubble runs max(1, m / pp) rounds of micro batches and raises a
+// ValueError unless the round count divides m (schedules.py, its __init__).
+std::int64_t zero_bubble_rounds(const PipelineShape& shape) {
+  return std::max<std::int64_t>(1, shape.micro_batch_num / std::max(1, shape.pp_degree));
+}
+
+}  // namespace
+
 bool schedule_accepts(const PipelineShape& shape) {
   switch (shape.schedule) {
+    case Schedule::looped_bfs: return shape.vpp_degree >= 2;
+    case Schedule::interleaved_zero_bubble:
+      return shape.vpp_degree >= 2 && shape.micro_batch_num % zero_bubble_rounds(shape) == 0;
     case Schedule::interleaved_1f1b:
     case Schedule::interleaved_1f1b_overlap:
       return shape.vpp_degree >= 2 && shape.pp_degree >= 1 && shape.micro_batch_num % shape.pp_degree == 0;
@@ -108,6 +124,24 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
       problems.push_back({"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
                           name + " runs micro batches in groups of pp_degree, so micro_batch_num (" + m +
                               ") must be a multiple of pp_degree (" + pp + ")."});
+  } else if (shape.schedule == Schedule::looped_bfs || shape.schedule == Schedule::interleaved_zero_bubble) {
+    // PyTorch's multi-stage (looped) classes; torchtitan builds them with at least two stages per rank.
+    if (shape.vpp_degree < 2)
+      problems.push_back(
+          {"SCHEDULE_NEEDS_VPP", "/pipeline/vpp_degree",
+           name + " needs vpp_degree of 2 or more (model chunks per stage, PyTorch's looped stages); it is " + vpp +
+               "."});
+    if (shape.schedule == Schedule::interleaved_zero_bubble && shape.micro_batch_num >= 1 &&
+        shape.micro_batch_num % zero_bubble_rounds(shape) != 0) {
+      const std::string rounds = std::to_string(zero_bubble_rounds(shape));
+      problems.push_back(
+          {"MICRO_BATCH_NOT_MULTIPLE", "/pipeline/micro_batch_num",
+           "interleaved_zero_bubble runs micro batches in max(1, micro_batch_num / pp_degree) = " + rounds +
+               " rounds of equal size, as PyTorch's ScheduleInterleavedZeroBubble does, so "
+               "micro_batch_num (" +
+               m + ") must be a multiple of " + rounds + " (a multiple of pp_degree always is: " +
+               std::to_string(zero_bubble_rounds(shape) * shape.pp_degree) + " is)."});
+    }
   } else if (is_v_shape(shape.schedule)) {
     if (shape.vpp_degree != 2)
       problems.push_back({"SCHEDULE_NEEDS_TWO_CHUNKS", "/pipeline/vpp_degree",
@@ -124,8 +158,9 @@ std::vector<ScheduleProblem> schedule_problems(const PipelineShape& shape) {
   } else if (shape.vpp_degree > 1) {
     problems.push_back({"VPP_NEEDS_INTERLEAVED", "/pipeline/schedule",
                         "vpp_degree " + vpp +
-                            " needs schedule \"interleaved_1f1b\" or \"interleaved_1f1b_overlap\" (or, for two "
-                            "chunks, \"zbv\", \"dualpipev\", \"v_half\" or \"v_min\"); \"" +
+                            " needs schedule \"interleaved_1f1b\", \"interleaved_1f1b_overlap\", "
+                            "\"interleaved_zero_bubble\" or \"looped_bfs\" (or, for two chunks, \"zbv\", "
+                            "\"dualpipev\", \"v_half\" or \"v_min\"); \"" +
                             name + "\" runs one model chunk per stage."});
   }
   return problems;

@@ -19,6 +19,9 @@ void zb_h2(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 void zbv(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 // schedule_dualpipev.cpp
 void dualpipev(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+// schedule_pytorch.cpp
+void looped_bfs(const PipelineShape& shape, int stage, std::vector<Op>& ops);
+void interleaved_zero_bubble(const PipelineShape& shape, int stage, std::vector<Op>& ops);
 
 // schedule_controllable_memory.cpp
 void v_half(const PipelineShape& shape, int stage, std::vector<Op>& ops);

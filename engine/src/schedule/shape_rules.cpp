@@ -21,6 +21,9 @@ std::string without_full_stop(std::string sentence) {
 
 // A category for skipped_groups: the rule without this shape's numbers.
 std::string group_of(const ScheduleProblem& p, Schedule schedule) {
+  if (p.code == "MICRO_BATCH_NOT_MULTIPLE" && schedule == Schedule::interleaved_zero_bubble)
+    return "micro_batch_num is not a multiple of its round count max(1, micro_batch_num / pp_degree) (" +
+           std::string(schedule_name(schedule)) + ")";
   if (p.code == "MICRO_BATCH_NOT_MULTIPLE")
     return "micro_batch_num is not a multiple of pp_degree (" + std::string(schedule_name(schedule)) + ")";
   if (p.code == "MICRO_BATCH_TOO_FEW")

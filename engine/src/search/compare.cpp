@@ -13,7 +13,8 @@ namespace {
 // it, else the schedule's smallest (2 for interleaving and the V shapes, 1 otherwise).
 int chunks_for(Schedule schedule, int requested) {
   if (is_v_shape(schedule)) return 2;
-  if (is_interleaved(schedule)) return requested >= 2 ? requested : 2;
+  if (is_interleaved(schedule) || schedule == Schedule::interleaved_zero_bubble || schedule == Schedule::looped_bfs)
+    return requested >= 2 ? requested : 2;
   return 1;
 }
 

@@ -20,6 +20,7 @@ SimulationInput simulation_input(const Model& model, const Device& device, const
   static_cast<PipelineShape&>(input) = plan;
   input.costs = virtual_stage_costs(model, device, plan);
   input.stage_tail_ms = component_tail_ms(components, plan.pp_degree);
+  input.program = plan.program.get();  // the user's, when the plan brings one (it outlives the input)
   return input;
 }
 
@@ -27,6 +28,7 @@ SimulationInput simulation_input(const Model& model, const Device& device, const
 
 Program plan_program(const Model& model, const Device& device, const Plan& plan,
                      const std::vector<StageComponent>& components) {
+  if (plan.program) return *plan.program;
   return program_for(simulation_input(model, device, plan, components));
 }
 

@@ -325,7 +325,10 @@ Simulator& Simulator::operator=(Simulator&&) noexcept = default;
 SimulationResult Simulator::run(const SimulationInput& input) {
   if (input.pp_degree < 1 || input.vpp_degree < 1 || input.micro_batch_num < 1)
     throw std::logic_error("simulate: degrees and micro_batch_num must be positive");
-  if (!schedule_accepts(input)) throw std::logic_error("simulate: the shape breaks its schedule's conditions");
+  // A program given (a user's, checked by import_program) need not meet the schedule's conditions on
+  // micro batches, which only its generator needs.
+  if (input.program == nullptr && !schedule_accepts(input))
+    throw std::logic_error("simulate: the shape breaks its schedule's conditions");
   return Simulation(input, *buffers_).run();
 }
 

@@ -288,6 +288,7 @@ Program zb_auto_program(const SimulationInput& in) {
 }
 
 Program program_for(const SimulationInput& in) {
+  if (in.program != nullptr) return *in.program;
   return needs_costs(in.schedule) ? zb_auto_program(in) : schedule_program(in);
 }
 

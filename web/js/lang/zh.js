@@ -323,6 +323,10 @@ export const ZH = {
   'Needs vpp_degree ≥ 2 and micro batches a multiple of pp_degree; no full recompute.': '需要 vpp_degree ≥ 2，微批次数为 pp_degree 的整数倍；不可使用完全重计算。',
   'Controllable-memory V-Half: two chunks in a V, B and W apart, about half of 1F1B\'s activation memory at a bubble near half of 1F1B\'s.': '可控显存的 V-Half：两个模型块按 V 形排布，B 与 W 分开；激活显存约为 1F1B 的一半，气泡也约为 1F1B 的一半。',
   'Controllable-memory V-Min: two chunks in a V, about a third of 1F1B\'s activation memory; the bubble grows when F, B and W differ.': '可控显存的 V-Min：两个模型块按 V 形排布，激活显存约为 1F1B 的三分之一；F、B、W 耗时不等时气泡增大。',
+  'PyTorch\'s interleaved zero bubble (ZB1P): interleaved 1F1B in rounds of micro batches with B and W apart, the Ws filling the bubble.': 'PyTorch 的交错零气泡调度（ZB1P）：按轮次交错执行 1F1B，B 与 W 分开，用 W 填充气泡。',
+  'Needs vpp_degree ≥ 2 and micro batches a multiple of max(1, micro batches ÷ pp_degree).': '需要 vpp_degree ≥ 2，且微批次数为 max(1, 微批次数 ÷ pp_degree) 的倍数。',
+  'PyTorch\'s looped breadth-first schedule: every micro batch through one chunk before the next; holds all micro batches of every chunk.': 'PyTorch 的循环广度优先调度：所有微批次先过完一个模型块再进入下一个；保存每个模型块的全部微批次激活。',
+  'Needs vpp_degree ≥ 2.': '需要 vpp_degree ≥ 2。',
 
   // ---- cluster search (js/cluster.js, js/controls.js) ----
   'What to run on this cluster: every valid pp, schedule and chunk count, each balanced by PPB, all on the same global batch, ranked by throughput.':

@@ -127,7 +127,9 @@ const TITLE_HEIGHT = 22;
 export function renderScheduleBars(result, { width, palette, limit, current }) {
   const rows = result.schedules;
   const columns = width >= 640 ? 3 : 1;
-  const panelWidth = (width - LABEL_WIDTH - 12 - PANEL_GAP * (columns - 1)) / columns;
+  // Wide enough for the longest schedule name (interleaved_zero_bubble).
+  const nameWidth = Math.max(LABEL_WIDTH, ...rows.map((row) => textWidth(row.schedule, 11, 700)));
+  const panelWidth = (width - nameWidth - 12 - PANEL_GAP * (columns - 1)) / columns;
   const panelHeight = TITLE_HEIGHT + rows.length * ROW + 6;
   const legendItems = [
     { label: t('fits'), color: palette.forward },
@@ -147,7 +149,7 @@ export function renderScheduleBars(result, { width, palette, limit, current }) {
   panels.forEach((panel, p) => {
     const column = p % columns;
     const top = 8 + Math.floor(p / columns) * (panelHeight + 10);
-    const x0 = LABEL_WIDTH + 12 + column * (panelWidth + PANEL_GAP);
+    const x0 = nameWidth + 12 + column * (panelWidth + PANEL_GAP);
     const values = rows.map((row) => row[panel.key]);
     const extent = Math.max(...values.map((v) => (typeof v === 'number' ? v : 0)), panel.key === 'peak_mib' && limit ? limit : 0);
     const scale = (/** @type {number} */ v) => (extent > 0 ? (v / extent) * panelWidth : 0);

@@ -32,6 +32,10 @@ inline constexpr std::int64_t max_batch = 1'000'000'000;     // global/micro bat
 // Virtual stages x micro batches: the simulator keeps two times per pair (16 bytes) and runs two or
 // three operations per pair, about 1 s per million pairs natively (SIMULATION_LIMIT).
 inline constexpr std::int64_t max_simulated_pairs = 4'194'304;
+// Actions of a pipeline.program (SIMULATION_LIMIT at /pipeline/program), as JSON lists or CSV text: as
+// many as the request's JSON values may be, so that the CSV form holds no more than the lists can (a
+// program holds 2 or 3 actions per pair, so this admits programs of up to 1.3 to 2 million pairs).
+inline constexpr std::int64_t max_program_actions = 4'000'000;
 
 // ---- the response
 // Operations returned in a timeline (and a Chrome trace). A longer simulation is still run and

@@ -3,6 +3,8 @@
 // section (balance, search, export) is read by that command.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "ppb/core/diagnostics.hpp"
@@ -16,5 +18,10 @@ namespace ppb {
 //   Diagnostics d;
 //   Request r = parse_request(json::parse(R"({"model": {...}, "pipeline": {"pp_degree": 4}})"), d);
 Request parse_request(const nlohmann::json& document, Diagnostics& diagnostics);
+
+// pipeline.program fixes the order of operations, which balance, compare and search do not take (they
+// run each schedule's own generator): PROGRAM_NOT_SUPPORTED, naming `command`, when the request
+// brings one.
+void refuse_program(const nlohmann::json& document, const std::string& command, Diagnostics& diagnostics);
 
 }  // namespace ppb

@@ -22,6 +22,13 @@ enum class PartitionForm { even, stage_partition, stage_layers, layer_offset, me
 // How the user stated recompute.
 enum class RecomputeForm { none, counts, layers };
 
+// A user's program as written (pipeline.program): PyTorch pipelining actions ("3F0", "3I0", "3W0",
+// "3B0", "(1F3;6B1)OVERLAP_F_B"), one list per rank. schedule/program_import.hpp reads and checks it.
+struct ProgramText {
+  std::vector<std::vector<std::string>> ranks;
+  bool csv = false;  // from the CSV text (one rank per line): positions are named by line, not pointer
+};
+
 struct PipelineSpec {
   int pp_degree = 1;
   int vpp_degree = 1;
@@ -31,6 +38,9 @@ struct PipelineSpec {
   int max_in_flight = 0;  // zb_auto's cap; 0: not given (2 x pp_degree)
   bool allow_empty_stages = false;
   bool include_timeline = false;
+  // pipeline.program: the order to run instead of the schedule's generator (the schedule still places
+  // the virtual stages and decides the chunk counts).
+  std::optional<ProgramText> program;
 
   PartitionForm partition_form = PartitionForm::even;
   // The numbers of the chosen form; for megatron_layout the body layers of each virtual stage.
@@ -53,9 +63,10 @@ struct Unread {
   bool partition = false;      // the partition form given
   bool recompute = false;      // pipeline.recompute
   bool components = false;     // the components list
+  bool program = false;        // pipeline.program
 
   [[nodiscard]] bool any() const {
-    return layers || degrees || micro_batches || schedule || partition || recompute || components;
+    return layers || degrees || micro_batches || schedule || partition || recompute || components || program;
   }
 };
 

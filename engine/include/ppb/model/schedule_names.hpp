@@ -22,14 +22,17 @@ enum class Schedule {
   interleaved_1f1b_overlap,
   v_half,
   v_min,
+  interleaved_zero_bubble,
+  looped_bfs
 };
 
 // Every schedule, in the order the contract lists them.
-inline constexpr std::array<Schedule, 11> all_schedules = {
+inline constexpr std::array<Schedule, 13> all_schedules = {
     Schedule::gpipe,     Schedule::one_f_one_b, Schedule::interleaved_1f1b,
     Schedule::zb_h1,     Schedule::zb_h2,       Schedule::zbv,
     Schedule::dualpipev, Schedule::zb_auto,     Schedule::interleaved_1f1b_overlap,
-    Schedule::v_half,    Schedule::v_min};
+    Schedule::v_half,    Schedule::v_min,       Schedule::interleaved_zero_bubble,
+    Schedule::looped_bfs};
 
 // The contract's name of a schedule, e.g. "1f1b".
 const char* schedule_name(Schedule schedule);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "ppb/core/diagnostics.hpp"
 #include "ppb/model/pipeline_shape.hpp"
 #include "ppb/model/request.hpp"
+#include "ppb/schedule/schedule.hpp"
 
 namespace ppb {
 
@@ -23,6 +25,9 @@ struct Plan : PipelineShape {
 
   std::vector<int> stage_layers;  // layers per virtual stage, pinned layers included
   std::vector<int> recompute;     // per expanded layer: index into Model::recompute_options, -1 none
+  // The user's program (pipeline.program, checked by checked_plan) run instead of the schedule's
+  // generator; null: the schedule's own. Shared, so that copies of a plan stay cheap.
+  std::shared_ptr<const Program> program;
 
   // First layer of each virtual stage, plus the layer count at the end (size V + 1).
   [[nodiscard]] std::vector<int> stage_starts() const;

@@ -17,7 +17,8 @@ struct ShapeRule {
   std::string reason;  // the rule with this shape's numbers
 };
 
-// The vpp_degree a schedule runs when none is given: 2 for interleaved_1f1b, else 1.
+// The vpp_degree a schedule runs when none is given: the least it accepts (2 for interleaved_1f1b,
+// interleaved_zero_bubble, looped_bfs, zbv and dualpipev), else 1.
 int default_vpp_degree(Schedule schedule);
 // Why a schedule cannot run this vpp_degree, or none when it can.
 std::optional<ShapeRule> vpp_rule_broken(int vpp_degree, Schedule schedule);

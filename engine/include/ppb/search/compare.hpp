@@ -1,8 +1,8 @@
 // Schedules side by side: one request's model, device and pipeline run under every schedule the
 // engine knows, so that a user sees at once which one is fastest and which ones fit. Each schedule
-// runs with its own chunk count (1, or 2 for interleaved_1f1b unless the request gives more, and for
-// zbv and dualpipev); the request's partition and recompute are kept where they fit that shape, else
-// the even split without recompute is used (and the row says so). A schedule whose conditions the
+// runs with its own chunk count (1, or 2 for interleaved_1f1b, interleaved_zero_bubble and looped_bfs
+// unless the request gives more, and for zbv and dualpipev); the request's partition and recompute are kept where they
+// fit that shape, else the even split without recompute is used (and the row says so). A schedule whose conditions the
 // shape breaks is a row with the reasons, not an error.
 //
 // Balanced (CompareOptions::balanced), each schedule runs its own best plan instead: PPB balances
