@@ -35,6 +35,7 @@ import { attachPartitionDrag } from './js/views/partition-drag.js';
 import { TimeViews } from './js/views/timeline-view.js';
 import { candidateLabel } from './js/views/pareto.js';
 import { num, count } from './js/format.js';
+import { prepareTextWidths } from './js/svg.js';
 import { attachJumpLinks } from './js/jump-links.js';
 import { browserLanguage, pageLanguage, setLanguage, t } from './js/i18n.js';
 
@@ -452,6 +453,12 @@ async function start() {
   if (embed.embed) showEmbedLayout(embed);
   theme.apply();
   status.watchLoad(engine);
+  // While the engine loads (after the page's first frame): the charts' fonts looked up and the page laid out, so
+  // that drawing the first plan does neither.
+  requestAnimationFrame(() => setTimeout(() => {
+    prepareTextWidths();
+    void results.clientWidth;
+  }));
   const linked = isStateLink(location.hash) && await loadFromLink(location.hash, t('The page shows the default example instead.'));
   if (!linked) {
     await loader.loadDefault(boot?.example ?? null, defaultExample);
