@@ -23,7 +23,8 @@ import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, descriptionValues, setTransformerValues, transformerRequest, transformerValues } from './transformer-form.js';
 import { numberField } from './requests.js';
-import { count } from './format.js';
+import { count, mib } from './format.js';
+import { showPageWork } from './work-status.js';
 import { t } from './i18n.js';
 
 /**
@@ -42,6 +43,8 @@ export class ModelLoader {
     this.job = null;
     /** Counts the models asked for, so that only the newest is put in place. */
     this.reads = 0;
+    /** The line saying a file is being read, from its drop until it is read (or refused). @type {{done: () => void} | null} */
+    this.readingLine = null;
     /**
      * A model put in place before the engine has read it (a ppb.model.v1 document), with the state before it: the
      * first plan checks it, and if the engine refuses the model, the state before comes back.
@@ -104,9 +107,14 @@ export class ModelLoader {
       pasteButton: byId('paste-button', HTMLButtonElement),
       overlay: byId('drop-overlay', HTMLElement),
     }, {
-      onReading: () => status.setBusy('input', true),
+      onReading: (file) => {
+        status.setBusy('input', true);
+        this.readingLine?.done();
+        this.readingLine = file ? showPageWork(this.parts.work.box, t('Reading {name} ({size})', { name: file.name, size: mib(file.size / 2 ** 20) })) : null;
+      },
       onIncoming: (incoming) => { this.read(incoming); },
       onProblem: (kind, message) => {
+        this.readingDone();
         this.problem(kind, [{ code: 'READ_FAILED', path: '', message }]);
         status.setBusy('input', false);
       },
@@ -120,6 +128,12 @@ export class ModelLoader {
         this.parts.onSourceChange();
       });
     }
+  }
+
+  /** The file is read (put in place, or refused): its line goes. */
+  readingDone() {
+    this.readingLine?.done();
+    this.readingLine = null;
   }
 
   /**
@@ -287,7 +301,8 @@ export class ModelLoader {
     try {
       errors.clear('model');
       await engine.ready.catch(() => {});
-      const reading = await readDocument(incoming, (request) => this.importModel(request, t('Reading {name}', { name: incoming.name })));
+      const reading = await readDocument(incoming, (request) => this.importModel(request, t('Reading {name}', { name: incoming.name })),
+        engine.info.limits);
       if (read !== this.reads || reading.kind === 'cancelled') return; // a newer model was asked for meanwhile, or Cancel
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
@@ -306,6 +321,7 @@ export class ModelLoader {
       }
     } finally {
       if (read === this.reads) {
+        this.readingDone();
         status.setBusy('input', false);
         if (!status.busy.has('plan')) status.setComputing(false);
       }

@@ -436,6 +436,7 @@ export const ZH = {
   'Estimating the plan': '正在估算方案',
   'Generating the model': '正在生成模型',
   'Reading {name}': '正在读取 {name}',
+  'Reading {name} ({size})': '正在读取 {name}（{size}）',
   'The default example could not be loaded ({reason}). Choose a file to start.': '默认示例无法加载（{reason}）。请选择一个文件开始。',
   'Stopped. The views show the previous result; change an input or compute again.': '已停止。视图显示的是之前的结果；修改输入或重新计算。',
   'Compute again': '重新计算',
