@@ -59,7 +59,7 @@ export class Controls {
   onInput(event) {
     const target = event.target;
     if (!(target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement)) return;
-    if (target.closest('#transformer-form, #paste-details') || target.id === 'model-file' || target.id === 'example-select') return;
+    if (target.closest('#transformer-form, #model-source-paste') || target.id === 'model-file' || target.id === 'example-select') return;
     const state = this.getState();
     const s = state.settings;
     const name = target.name;

@@ -5,6 +5,7 @@
 /** @import {Settings, SearchSettings} from './types.js' */
 import { el } from './dom.js';
 import { singleFile } from './single-file.js';
+import { t } from './i18n.js';
 
 /**
  * Settings an example states: its hardware (the memory of the GPU it names), its data-parallel size and the
@@ -194,7 +195,7 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
 
   pasteButton.addEventListener('click', () => {
     if (paste.value.trim() === '') {
-      hooks.onProblem('paste', 'Paste a model, a SAPP file, a config.json or a request first.');
+      hooks.onProblem('paste', t('Paste a config.json (or a model, a SAPP file or a request) first.'));
       return;
     }
     hooks.onReading();

@@ -32,7 +32,7 @@ import { t } from './i18n.js';
  *            work: WorkStatus, controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
  *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void,
  *            onSourceChange: () => void}} LoaderParts
- *   onSourceChange: the person chose the other model source (the state's ui.modelSource changed)
+ *   onSourceChange: the person chose another model source (the state's ui.modelSource changed)
  */
 
 export class ModelLoader {
@@ -122,8 +122,8 @@ export class ModelLoader {
     buildTransformerForm(transformerBox, { onBuild: (values) => this.buildTransformer(values) });
     for (const radio of document.querySelectorAll('input[name="model_source"]')) {
       radio.addEventListener('change', () => {
-        const value = /** @type {HTMLInputElement} */ (radio).value === 'transformer' ? 'transformer' : 'file';
-        this.parts.store.state.ui.modelSource = value;
+        const value = /** @type {HTMLInputElement} */ (radio).value;
+        this.parts.store.state.ui.modelSource = value === 'transformer' || value === 'paste' ? value : 'file';
         this.showSource();
         this.parts.onSourceChange();
       });
@@ -137,8 +137,8 @@ export class ModelLoader {
   }
 
   /**
-   * The Model panel shows the source the state names: the file inputs (examples, file, paste) or the transformer
-   * form, whole; the choice at its top says which.
+   * The Model panel shows the source the state names, whole: the file inputs (examples, file), the transformer form
+   * (a description, with presets) or the box for a pasted config; the choice at its top says which.
    */
   showSource() {
     const source = this.parts.store.state.ui.modelSource;
@@ -148,6 +148,7 @@ export class ModelLoader {
     }
     byId('model-source-file', HTMLElement).hidden = source !== 'file';
     byId('model-source-transformer', HTMLElement).hidden = source !== 'transformer';
+    byId('model-source-paste', HTMLElement).hidden = source !== 'paste';
   }
 
   /**
@@ -243,12 +244,12 @@ export class ModelLoader {
    * Puts a new model in place (see putModel) and asks for its plan.
    * @param {any} model
    * @param {string} label
-   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>}} [from] where the model
+   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>, pasted?: boolean}} [from] where the model
    *   came from: a request file (its settings fill the controls), a bundled example (its stated hardware and cluster
    *   set the settings), or the transformer form's values (its cluster, pp, batch and device set them; the Model
-   *   panel then shows the form)
+   *   panel then shows the form); pasted: the model was pasted (the panel stays on the paste box)
    */
-  setModel(model, label, { request = null, example = null, form } = {}) {
+  setModel(model, label, { request = null, example = null, form, pasted = false } = {}) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
     errors.clear('model');
     errors.clear('transformer');
@@ -257,7 +258,7 @@ export class ModelLoader {
     if (form) applyFormSettings(store.state, form);
     // The form's values the model was built from (a link restores them), none for a model from elsewhere.
     store.state.transformer = form ?? null;
-    store.state.ui.modelSource = form ? 'transformer' : 'file';
+    store.state.ui.modelSource = form ? 'transformer' : pasted ? 'paste' : 'file';
     // The picker names the example shown, or nothing once another model replaced it.
     byId('example-select', HTMLSelectElement).value = example?.file ?? '';
     store.replace(store.state);
@@ -314,7 +315,7 @@ export class ModelLoader {
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, example: byId('example-select', HTMLSelectElement).value,
             kind: incoming.kind, name: incoming.name };
-        this.setModel(reading.model, reading.label, { request: reading.request,
+        this.setModel(reading.model, reading.label, { request: reading.request, pasted: incoming.kind === 'paste',
           example: incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null });
         // An unchecked model's notes come with its first plan.
         this.showImportNotes(reading.warnings);

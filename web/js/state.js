@@ -196,7 +196,7 @@ export function normaliseState(raw) {
       search: ui.search === true,
       lang: ui.lang === 'en' || ui.lang === 'zh' ? ui.lang : null,
       // Older states have no choice: they showed the file inputs, with the form folded away.
-      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer']), 'file'),
+      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer', 'paste']), 'file'),
     },
   };
 }
