@@ -22,7 +22,7 @@ import { ModelLoader } from './js/model-loader.js';
 import { Controls } from './js/controls.js';
 import { ThemeSwitch } from './js/theme-switch.js';
 import { singleFile } from './js/single-file.js';
-import { setTransformerValues } from './js/transformer-form.js';
+import { setTransformerDevices, setTransformerValues } from './js/transformer-form.js';
 import { decodeState, isStateLink, LinkError, MAX_LINK_CHARS } from './js/share.js';
 import { AddressBar, isTabLink, readTabState } from './js/address-bar.js';
 import { attachSharePanel } from './js/share-panel.js';
@@ -453,6 +453,11 @@ async function start() {
   if (embed.embed) showEmbedLayout(embed);
   theme.apply();
   status.watchLoad(engine);
+  // The device pickers offer the engine's presets, which come with its ready message.
+  engine.ready.then((info) => {
+    controls.buildDevices(info.devices);
+    setTransformerDevices(transformerBox, info.devices);
+  }, () => {});
   // While the engine loads (after the page's first frame): the charts' fonts looked up and the page laid out, so
   // that drawing the first plan does neither.
   requestAnimationFrame(() => setTimeout(() => {
