@@ -456,7 +456,7 @@ async function main() {
     'two states of the module: **cold**, nothing run before (V8 compiles each function on its first call, 15 to 50 ms',
     'in all on a module\'s first calls: what the page\'s opening calls meet); **after warm-up**, after the warm-up the',
     'page\'s worker runs once loaded while it is idle (web/warm-up.js: small balances, estimates, a comparison and a',
-    'search; how long it takes is in the page budgets below), what a call a person makes a moment after the page opens meets. Natively, the **first call** is the',
+    'search; the page budgets below drop their files before it has run), what a call a person makes a moment after the page opens meets. Natively, the **first call** is the',
     'driver\'s first call in a process of its own (`--first`), what a person running the CLI meets: a single call there',
     'is slower than the steady state too (cold caches, a heap not yet grown). Each ratio is the slower WASM runtime\'s',
     'first call over native\'s first call, against 1.5; the last column sets the first call after warm-up beside',

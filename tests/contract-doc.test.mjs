@@ -276,8 +276,8 @@ const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'tra
                      // the search's parts take parsed values (search_request.cpp reads the section)
                      'search.cpp', 'search_evaluate.cpp', 'search_rank.cpp', 'search_response.cpp',
                      'search_command.cpp', 'search_space.cpp', 'shape_rules.cpp',
-                     // long work in slices, and the writers of its progress and of the schedules' facts
-                     'work_session.cpp', 'progress_writer.cpp', 'schedules_writer.cpp',
+                     // long work in slices, and the writers of its progress, of the schedules' facts and of the presets and caps
+                     'work_session.cpp', 'progress_writer.cpp', 'schedules_writer.cpp', 'catalogue_writer.cpp',
                      // why no plan fits, from parsed values, and its writer
                      'infeasibility.cpp', 'infeasibility_response.cpp',
                      // the list of option names balance_command.cpp and search_request.cpp find

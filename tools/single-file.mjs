@@ -183,7 +183,7 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
     `style-src ${sha256(style)}`, 'img-src data: blob:', "object-src 'none'", "base-uri 'none'", "form-action 'none'"].join('; ');
   html = replaceOnce(html, /(?<=<meta http-equiv="Content-Security-Policy"\s+content=")[^"]*(?=")/, csp, 'CSP meta tag');
   html = replaceOnce(html, /^[ \t]*<link rel="stylesheet" href="style\.css">\n/m, `  <style>${style}</style>\n`, 'stylesheet link');
-  html = html.replace(/^[ \t]*<link rel="modulepreload" href="[^"]+">\n/gm, '');
+  html = html.replace(/^[ \t]*<link rel="modulepreload" href="[^"]+"[^>]*>\n/gm, '');
   html = html.replace(/^[ \t]*<script type="module" src="[^"]+"><\/script>\n/gm, '');
   // Nothing in the markup may still point at a file beside the page (the style sheet has no src= or href=).
   const outside = [...html.matchAll(/\s(?:src|href)="(?!data:|#|\.\/")([^"]*)"/g)].map((m) => m[1]);

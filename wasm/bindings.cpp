@@ -9,6 +9,7 @@
 #include "ppb/commands/commands.hpp"
 #include "ppb/commands/work_session.hpp"
 #include "ppb/core/version.hpp"
+#include "ppb/io/catalogue_writer.hpp"
 #include "ppb/io/schedules_writer.hpp"
 
 namespace {
@@ -35,6 +36,8 @@ emscripten::val cluster(const std::string& request) { return run("cluster", requ
 std::string engine_version() { return ppb::version(); }
 
 emscripten::val schedules() { return to_js(ppb::schedules_json()); }
+emscripten::val device_presets() { return to_js(ppb::device_presets_json()); }
+emscripten::val limits() { return to_js(ppb::limits_json()); }
 // The commands the worker runs through WorkSession, as a JSON list.
 emscripten::val sliced_commands() {
   std::string list = "[";
@@ -69,6 +72,8 @@ EMSCRIPTEN_BINDINGS(ppb) {
   emscripten::function("cluster", &cluster);
   emscripten::function("version", &engine_version);
   emscripten::function("schedules", &schedules);
+  emscripten::function("devicePresets", &device_presets);
+  emscripten::function("limits", &limits);
   emscripten::function("slicedCommands", &sliced_commands);
   // Long work in slices (balance, search), one face for both: new WorkSession(command, request), then
   // error(), step(slice_ms) (the progress JSON), bestSoFar() and result(cancelled), each slice a fresh call.

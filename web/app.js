@@ -22,7 +22,7 @@ import { ModelLoader } from './js/model-loader.js';
 import { Controls } from './js/controls.js';
 import { ThemeSwitch } from './js/theme-switch.js';
 import { singleFile } from './js/single-file.js';
-import { setTransformerValues } from './js/transformer-form.js';
+import { setTransformerDevices, setTransformerValues } from './js/transformer-form.js';
 import { decodeState, isStateLink, LinkError, MAX_LINK_CHARS } from './js/share.js';
 import { AddressBar, isTabLink, readTabState } from './js/address-bar.js';
 import { attachSharePanel } from './js/share-panel.js';
@@ -35,6 +35,7 @@ import { attachPartitionDrag } from './js/views/partition-drag.js';
 import { TimeViews } from './js/views/timeline-view.js';
 import { candidateLabel } from './js/views/pareto.js';
 import { num, count } from './js/format.js';
+import { prepareTextWidths } from './js/svg.js';
 import { attachJumpLinks } from './js/jump-links.js';
 import { browserLanguage, pageLanguage, setLanguage, t } from './js/i18n.js';
 
@@ -452,6 +453,17 @@ async function start() {
   if (embed.embed) showEmbedLayout(embed);
   theme.apply();
   status.watchLoad(engine);
+  // The device pickers offer the engine's presets, which come with its ready message.
+  engine.ready.then((info) => {
+    controls.buildDevices(info.devices);
+    setTransformerDevices(transformerBox, info.devices);
+  }, () => {});
+  // While the engine loads (after the page's first frame): the charts' fonts looked up and the page laid out, so
+  // that drawing the first plan does neither.
+  requestAnimationFrame(() => setTimeout(() => {
+    prepareTextWidths();
+    void results.clientWidth;
+  }));
   const linked = isStateLink(location.hash) && await loadFromLink(location.hash, t('The page shows the default example instead.'));
   if (!linked) {
     await loader.loadDefault(boot?.example ?? null, defaultExample);

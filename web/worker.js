@@ -14,8 +14,10 @@
 //   {type: 'drop-model', ref}               forget it
 //   A 'call' or 'start' with `model: ref` has a request without its model; the worker puts the kept text in.
 // Messages out:
-//   {type: 'ready', version, sliced, schedules} | {type: 'fatal', error}   once; sliced: the commands run in slices;
-//                                            schedules: the engine's schedules() (the chunk counts each runs)
+//   {type: 'ready', version, sliced, schedules, devices, limits} | {type: 'fatal', error}   once; sliced: the commands
+//                                            run in slices; schedules: the engine's schedules() (the chunk counts each
+//                                            runs); devices: its device presets (devicePresets()); limits: the caps the
+//                                            page checks before it sends a document (limits())
 //   {type: 'progress', id, progress}        at most every PROGRESS_MS during a start: the engine's progress JSON,
 //                                            forwarded as it is (one shape for every command, docs/contract.md)
 //   {type: 'interim', id, response}         work still running INTERIM_AFTER_MS after it came (reading the request
@@ -93,6 +95,21 @@
     self.close();
   }
 
+  /**
+   * The engine's WASM module compiled while it downloads (the server must send it as application/wasm; a host that
+   * does not gets it compiled once downloaded).
+   * @param {string} url
+   * @returns {Promise<WebAssembly.Module>}
+   */
+  function compileEngine(url) {
+    const response = fetch(url);
+    return WebAssembly.compileStreaming(response.then((r) => r.clone())).catch(async () => {
+      const fetched = await response;
+      if (!fetched.ok) throw new Error(`HTTP ${fetched.status}`);
+      return WebAssembly.compile(await fetched.arrayBuffer());
+    });
+  }
+
   /** @param {number} ms */
   const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -102,6 +119,8 @@
    */
   async function warmUp() {
     const started = performance.now();
+    // Loaded only now: nothing before the first answer waits for it.
+    if (typeof /** @type {any} */ (self).ppbWarmUp !== 'function') importScripts('warm-up.js');
     const idle = async () => {
       while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS) await pause(WARM_UP_QUIET_MS);
     };
@@ -165,10 +184,21 @@
     // The single-file page (tools/single-file.mjs) makes this worker from one Blob that holds the engine's script
     // and, in PPB_WASM_BASE64, its WASM module; there is nothing beside it to load.
     const global = /** @type {any} */ (self);
-    if (typeof global.createPpbEngine !== 'function') importScripts('ppb_engine.js');
-    if (typeof global.ppbWarmUp !== 'function') importScripts('warm-up.js');
+    /** @type {Record<string, any>} */
+    let overrides = {};
+    if (typeof global.createPpbEngine !== 'function') {
+      // The module's download and compilation start first, beside the engine's script rather than after it: the
+      // longest wait before the engine is ready.
+      const compiled = compileEngine('ppb_engine.wasm');
+      overrides = { instantiateWasm: (/** @type {WebAssembly.Imports} */ imports, /** @type {(instance: WebAssembly.Instance, module: WebAssembly.Module) => void} */ done) => {
+        compiled.then((module) => WebAssembly.instantiate(module, imports).then((instance) => done(instance, module)))
+          .catch((/** @type {unknown} */ error) => post({ type: 'fatal', error: `ppb_engine.wasm could not be loaded: ${String(error)}` }));
+        return {};
+      } };
+      importScripts('ppb_engine.js');
+    }
     const wasm = global.PPB_WASM_BASE64;
-    const overrides = typeof wasm === 'string' ? { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) } : {};
+    if (typeof wasm === 'string') overrides = { wasmBinary: Uint8Array.from(atob(wasm), (c) => c.charCodeAt(0)) };
     /** @type {Promise<any>} */
     const loading = global.createPpbEngine(overrides);
     loading.then(
@@ -176,7 +206,7 @@
         // Long work runs only through WorkSession (progress, cancel with the result so far), and the page takes the
         // schedules' rules from the engine: a module without them is an incomplete build, refused rather than half
         // used.
-        for (const part of ['WorkSession', 'slicedCommands', 'schedules']) {
+        for (const part of ['WorkSession', 'slicedCommands', 'schedules', 'devicePresets', 'limits']) {
           if (typeof module[part] !== 'function') {
             post({ type: 'fatal', error: `ppb_engine.js has no ${part} (an incomplete build of the module)` });
             return;
@@ -185,7 +215,8 @@
         engine = module;
         sliced = JSON.parse(module.slicedCommands());
         post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced,
-          schedules: JSON.parse(module.schedules()).schedules });
+          schedules: JSON.parse(module.schedules()).schedules, devices: JSON.parse(module.devicePresets()).devices,
+          limits: JSON.parse(module.limits()) });
         // After the page's first calls (the plan of the example it opens with) have had their turn.
         lastCall = performance.now() + 250;
         warmUp().catch((error) => die(null, error));

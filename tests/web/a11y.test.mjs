@@ -105,12 +105,14 @@ test('axe finds no violation in embeds of every view', async () => {
   await dark.context.close();
 });
 
-test('axe finds no violation on a phone (390 px)', async () => {
+test('axe finds no violation on a phone (390 px), with each model source shown', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: { width: 390, height: 844 } });
   await load(page, site.url);
   assert.deepEqual(await violations(page), [], 'phone');
   await showTransformerForm(page);
   assert.deepEqual(await violations(page), [], 'phone, transformer form');
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
+  assert.deepEqual(await violations(page), [], 'phone, the pasted config\'s box');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -96,6 +96,8 @@ test('a browser that prefers Chinese gets the page in Chinese, with no English l
   assert.deepEqual(await englishLeft(page), []);
   // The per-stage table and the transformer form, opened.
   await page.click('.table-details summary');
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
+  assert.deepEqual(await englishLeft(page), [], 'per-stage table and the pasted config\'s box');
   await page.click('label:has(> input[name="model_source"][value="transformer"])');
   assert.deepEqual(await englishLeft(page), [], 'per-stage table and transformer form');
   // A preset built: the model's line and everything the built model fills in.

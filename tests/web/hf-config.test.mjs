@@ -1,4 +1,5 @@
-// A Hugging Face config.json dropped on the page or picked as a file: the engine's import turns it into a
+// A Hugging Face config.json dropped on the page, picked as a file or pasted (the Model panel's third way in): the
+// engine's import turns it into a
 // transformer description, which fills the transformer form (shown); description fields the form has no input for
 // are kept beside it and named under it; the form then builds the model with its own parallelism and device. The
 // configs are the published ones of tests/fixtures/hf/ (README.md there names each source).
@@ -84,5 +85,60 @@ test('a Gemma 2 config.json keeps what the form has no field for and shows the i
   await page.selectOption('#tf-preset', 'Llama-2 7B');
   assert.equal((await formValues(page)).extra, '');
   assert.equal(await page.locator('#tf-extra-note').isVisible(), false);
+  assert.deepEqual(shared.open.problems, []);
+});
+
+test('the Model panel offers three equal ways in, and a pasted config.json gives the model the same file dropped gives', async () => {
+  const { page } = shared.open;
+  // Three choices of one segmented control, side by side and of one width (none a link or folded away).
+  const choices = page.locator('#model-source label');
+  assert.deepEqual(await choices.allTextContents().then((texts) => texts.map((x) => x.trim())), ['File', 'Describe', 'Paste config']);
+  const boxes = await choices.evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().toJSON()));
+  assert.equal(new Set(boxes.map((b) => Math.round(b.top))).size, 1);
+  assert.ok(Math.max(...boxes.map((b) => b.width)) - Math.min(...boxes.map((b) => b.width)) <= 1, `equal widths: ${boxes.map((b) => b.width)}`);
+  // Each shows its own part of the panel, whole.
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
+  assert.equal(await page.locator('#model-paste').isVisible(), true);
+  assert.equal(await page.locator('#paste-button').isVisible(), true);
+  assert.equal(await page.locator('#model-file').isVisible(), false);
+  assert.equal(await page.locator('#transformer-form').isVisible(), false);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.ui.modelSource), 'paste');
+
+  // The same published config, dropped and then pasted: the same description in the form and the same model.
+  const text = await fixture('llama-3.1-8b.json');
+  await page.evaluate((content) => {
+    const data = new DataTransfer();
+    data.items.add(new File([content], 'config.json', { type: 'application/json' }));
+    window.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, cancelable: true }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: data, cancelable: true }));
+  }, text);
+  await waitForState(page);
+  const dropped = { form: await formValues(page), model: await page.evaluate(() => /** @type {any} */ (window).__ppb.state.model) };
+  // Another model in between, so the paste has something to replace.
+  await page.click('label:has(> input[name="model_source"][value="file"])');
+  await page.selectOption('#example-select', 'dense-8l.json');
+  await waitForState(page);
+  assert.notDeepEqual(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.model), dropped.model);
+  // By keyboard: the choice is one radio group (one tab stop, the arrows move it).
+  await page.focus('input[name="model_source"][value="file"]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator('#model-paste').isVisible(), true);
+  await page.fill('#model-paste', text);
+  await page.click('#paste-button');
+  await waitForState(page);
+  // The config's description fills the form, shown, as a dropped one does.
+  assert.equal(await page.locator('input[name="model_source"][value="transformer"]').isChecked(), true);
+  assert.deepEqual(await formValues(page), dropped.form);
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.model), dropped.model);
+  assert.equal(dropped.model.layers.length, 3);
+  assert.equal(await page.locator('[role="alert"]').count(), 0);
+  // Nothing pasted: said beside the box, nothing else changes.
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
+  await page.fill('#model-paste', '');
+  await page.click('#paste-button');
+  await page.locator('#model-source-paste [role="alert"]').waitFor();
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.model), dropped.model);
+  assert.deepEqual(await cspViolations(page), []);
   assert.deepEqual(shared.open.problems, []);
 });

@@ -178,7 +178,7 @@ test('the transformer form builds a model through the import command and shows i
 
 test('pasted JSON and a request file are read; a request sets the controls', async () => {
   const { page } = shared.open;
-  await page.click('#paste-details > summary');
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
   const model = JSON.parse(await readFile(join(examplesDir, 'dense-8l.json'), 'utf8'));
   await page.fill('#model-paste', JSON.stringify(model));
   await page.click('#paste-button');
@@ -187,8 +187,10 @@ test('pasted JSON and a request file are read; a request sets the controls', asy
   await page.fill('#model-paste', '{"layers": 7');
   await page.click('#paste-button');
   await waitForState(page, ['error']);
-  assert.equal(await page.locator('#paste-details [role="alert"]').count(), 1);
-  await page.click('#paste-details > summary');
+  assert.equal(await page.locator('#model-source-paste [role="alert"]').count(), 1);
+  // A pasted model leaves the panel on the paste box.
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ppb.state.ui.modelSource), 'paste');
+  await page.click('label:has(> input[name="model_source"][value="file"])');
 
   const request = { model, pipeline: { pp_degree: 2, micro_batch_num: 6, schedule: 'gpipe' }, device: { memory_limit_mib: 9000 } };
   await upload(page, 'request.json', JSON.stringify(request));

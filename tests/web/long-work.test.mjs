@@ -188,3 +188,46 @@ test('a model crosses to the worker once: later plans, a search, an export and t
   assert.deepEqual(problems, []);
   await page.context().close();
 });
+
+test('a dropped file over the engine\'s cap on layers shows it is being read, then is refused beside the file input', async () => {
+  const { page, problems } = await openPage(site.browser);
+  await load(page, site.url);
+  const before = await page.evaluate(() => ({ model: /** @type {any} */ (window).__ppb.state.model, sent: /** @type {any} */ (window).__ppb.modelsSent }));
+  // 100,000 decoders and the pinned embedding and head: 100,002 entries, two over the engine's cap (limits::max_layers).
+  const text = JSON.stringify(largeRequest(100_000, null));
+  await page.evaluate((content) => { /** @type {any} */ (window).__file = new File([content], 'too-large.json', { type: 'application/json' }); }, text);
+  // What the page shows, in order: the reading line, then the refusal.
+  await page.evaluate(() => {
+    const w = /** @type {any} */ (window);
+    w.__order = [];
+    const observer = new MutationObserver(() => {
+      const seen = (/** @type {string} */ what) => w.__order.includes(what);
+      const line = document.querySelector('#work .work-line[data-work="read"]');
+      if (line && !seen('reading')) w.__order.push('reading', line.textContent);
+      if (document.querySelector('#drop-target [role="alert"]') && !seen('refused')) w.__order.push('refused');
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+    const data = new DataTransfer();
+    data.items.add(w.__file);
+    window.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, cancelable: true }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: data, cancelable: true }));
+  });
+  const alert = page.locator('#drop-target [role="alert"]');
+  await alert.waitFor({ timeout: 30_000 });
+  await waitForState(page, ['error']);
+  const order = await page.evaluate(() => /** @type {any} */ (window).__order);
+  assert.deepEqual([order[0], order[2]], ['reading', 'refused']);
+  assert.match(order[1], /^Reading too-large\.json \(15\.\d+ MiB\)…/);
+  // The engine's code and path, and its cap in the sentence.
+  assert.equal(await alert.getAttribute('data-code'), 'LAYER_LIMIT');
+  assert.equal(await alert.getAttribute('data-error-path'), '/model/layers');
+  assert.match(await alert.textContent() ?? '', /too-large\.json: the model has 100,002 entries, above the cap of 100,000\./);
+  // Refused before it reached the engine: the model in place stays, current, and nothing crossed to the worker.
+  const after = await page.evaluate(() => ({ model: /** @type {any} */ (window).__ppb.state.model, sent: /** @type {any} */ (window).__ppb.modelsSent }));
+  assert.deepEqual(after, before);
+  assert.equal(await page.locator('#results').getAttribute('data-stale'), 'false');
+  assert.equal(await page.locator('#work .work-line').count(), 0);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(problems, []);
+  await page.context().close();
+});

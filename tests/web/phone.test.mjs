@@ -44,15 +44,18 @@ test('at 390 px the page does not scroll sideways, before and after a search', a
   await context.close();
 });
 
-test('at 390 px the transformer form fits, its two-way choice on one line, and a built preset\'s search too', async () => {
+test('at 390 px the transformer form fits, the three-way model choice on one line, and a built preset\'s search too', async () => {
   const { page, problems, context } = await openPage(site.browser, { viewport: PHONE });
   await load(page, site.url);
   await showTransformerForm(page);
   assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'transformer form');
-  // Both halves of the choice side by side, neither wrapped onto a second line.
+  await page.click('label:has(> input[name="model_source"][value="paste"])');
+  assert.deepEqual(await overflow(page), { scrollWidth: PHONE.width, wide: [] }, 'the pasted config\'s box');
+  await page.click('label:has(> input[name="model_source"][value="transformer"])');
+  // The three choices side by side, none wrapped onto a second line.
   const boxes = await page.locator('#model-source label').evaluateAll((labels) => labels.map((l) => l.getBoundingClientRect().toJSON()));
-  assert.equal(boxes.length, 2);
-  assert.equal(Math.round(boxes[0].top), Math.round(boxes[1].top));
+  assert.equal(boxes.length, 3);
+  assert.equal(new Set(boxes.map((b) => Math.round(b.top))).size, 1);
   assert.ok(boxes.every((b) => b.height < 40), `one line each: ${boxes.map((b) => b.height)}`);
   await buildPreset(page, 'DeepSeek-V3');
   await page.click('#search-run');

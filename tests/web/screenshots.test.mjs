@@ -1,13 +1,18 @@
 // Screenshots of the main views, light and dark, on a desktop, a phone, in an embed and in Chinese, for people to look at:
-// build/screenshots/*.png. The test
-// checks that each was written and that the page had no problem while drawing them.
+// build/screenshots/*.png; and the picture README.md opens with, docs/images/page.png, written here so that it shows
+// the page as it is (commit it when it changes). The test checks that each was written and that the page had no
+// problem while drawing them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startSite, openPage, load, waitForState, repoRoot, cspViolations } from './helpers.mjs';
 
 const outDir = join(repoRoot, 'build', 'screenshots');
+/** README.md's picture of the page. */
+const readmeImage = join(repoRoot, 'docs', 'images', 'page.png');
+/** Kept small for the repository: a PNG of the page at 1280 x 800 is about half of this. */
+const README_IMAGE_MAX_BYTES = 300 * 1024;
 
 /** @type {Awaited<ReturnType<typeof startSite>>} */
 let site;
@@ -15,6 +20,26 @@ let site;
 before(async () => {
   site = await startSite();
   await mkdir(outDir, { recursive: true });
+  await mkdir(join(repoRoot, 'docs', 'images'), { recursive: true });
+});
+
+test('README.md\'s picture of the page is written from the page as it is', async () => {
+  const { page, problems, context } = await openPage(site.browser, { viewport: { width: 1280, height: 800 } });
+  await load(page, site.url);
+  // The bundled example balanced, the pointer off the charts: what a person sees first.
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: readmeImage });
+  const png = await readFile(readmeImage);
+  // A PNG (its signature), 1280 x 800 (the IHDR chunk's width and height), and small enough to keep in the repository.
+  assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1280, 800]);
+  assert.ok(png.length < README_IMAGE_MAX_BYTES, `${png.length} bytes`);
+  // README.md opens with it.
+  const readme = await readFile(join(repoRoot, 'README.md'), 'utf8');
+  assert.match(readme.split('\n').slice(0, 3).join('\n'), /!\[[^\]]+\]\(docs\/images\/page\.png\)/);
+  assert.deepEqual(await cspViolations(page), []);
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 after(async () => {

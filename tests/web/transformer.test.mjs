@@ -179,10 +179,15 @@ test('the Llama-3.1-405B preset builds 405.85B parameters on TP 8, PP 16 and 16,
   assert.deepEqual(problems, []);
 });
 
-test('the engine accepts every device preset the page offers, and the Device panel leaves their figures to it', async () => {
+test('the pickers offer the engine\'s device presets, which it accepts, and the Device panel leaves their figures to it', async () => {
   const { page, problems } = shared.open;
   const ids = await page.locator('#device-preset option').evaluateAll((options) => options.map((o) => /** @type {HTMLOptionElement} */ (o).value));
+  // The seven parts of docs/devices.md, in the engine's order, named as the engine names them (the B200 as HGX B200).
   assert.deepEqual(ids, ['', 'h100_sxm', 'h200', 'h800', 'b200', 'a100_80gb', 'mi300x', 'ascend_910b']);
+  assert.equal(await page.locator('#device-preset option[value="b200"]').textContent(), 'b200 · NVIDIA B200 180 GB (HGX B200)');
+  // The transformer form's picker offers the same.
+  const formIds = await page.locator('#tf-device-preset option').evaluateAll((options) => options.map((o) => /** @type {HTMLOptionElement} */ (o).value));
+  assert.deepEqual(formIds, ids);
   await page.fill('#memory-limit', '');
   for (const id of ids.slice(1)) {
     await page.selectOption('#device-preset', id);

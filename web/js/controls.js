@@ -9,7 +9,8 @@ import { t } from './i18n.js';
 import { count } from './format.js';
 import { INTERLEAVING_SCHEDULES, OFFERED_SCHEDULES, scheduleInfo, vppForSchedule } from './schedules.js';
 import { clusterRequest, hasCluster } from './requests.js';
-import { DEVICE_PRESETS } from './devices.js';
+import { fillDeviceSelect, setDeviceValue } from './devices.js';
+/** @import {DevicePresetFacts} from './types.js' */
 
 /** Text inputs of the plan settings, by their name attribute. */
 const PLAN_FIELDS = /** @type {const} */ (['pp_degree', 'vpp_degree', 'micro_batch_num', 'global_batch_size', 'micro_batch_size', 'dp_degree',
@@ -59,7 +60,7 @@ export class Controls {
   onInput(event) {
     const target = event.target;
     if (!(target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement)) return;
-    if (target.closest('#transformer-form, #paste-details') || target.id === 'model-file' || target.id === 'example-select') return;
+    if (target.closest('#transformer-form, #model-source-paste') || target.id === 'model-file' || target.id === 'example-select') return;
     const state = this.getState();
     const s = state.settings;
     const name = target.name;
@@ -133,11 +134,14 @@ export class Controls {
     ])));
   }
 
-  /** The device presets the engine knows, by id and the part each names. */
-  buildDevices() {
-    this.form.querySelector('#device-preset')?.replaceChildren(
-      el('option', { text: t('none: the figures below'), attrs: { value: '' } }),
-      ...DEVICE_PRESETS.map((d) => el('option', { text: `${d.id} · ${d.name}`, attrs: { value: d.id } })));
+  /**
+   * The device presets the engine knows, by id and the part each names (the engine's list, from its ready message;
+   * none before it).
+   * @param {DevicePresetFacts[]} [devices]
+   */
+  buildDevices(devices = []) {
+    const select = this.form.querySelector('#device-preset');
+    if (select instanceof HTMLSelectElement) fillDeviceSelect(select, devices, t('none: the figures below'));
   }
 
   /**
@@ -279,7 +283,8 @@ export class Controls {
    */
   setValue(name, value) {
     const field = this.form.elements.namedItem(name);
-    if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
+    if (field instanceof HTMLSelectElement && name === 'device_preset') setDeviceValue(field, String(value));
+    else if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
   }
 
   /**

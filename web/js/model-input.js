@@ -5,6 +5,7 @@
 /** @import {Settings, SearchSettings} from './types.js' */
 import { el } from './dom.js';
 import { singleFile } from './single-file.js';
+import { t } from './i18n.js';
 
 /**
  * Settings an example states: its hardware (the memory of the GPU it names), its data-parallel size and the
@@ -111,9 +112,14 @@ export function classify(doc) {
 }
 
 /**
- * @typedef {{onReading: () => void, onIncoming: (incoming: Incoming) => void, onProblem: (kind: SourceKind, message: string) => void}} InputHooks
- * onReading is called as soon as a source starts (before the file is read), so the page can show it is busy.
+ * @typedef {{onReading: (file?: File) => void, onIncoming: (incoming: Incoming) => void, onProblem: (kind: SourceKind, message: string) => void}} InputHooks
+ * onReading is called as soon as a source starts (before the file is read, with the file), so the page can show it is
+ * busy: a large file keeps the page busy for a while (reading, decoding, parsing), so the page draws a frame showing
+ * so before it starts.
  */
+
+/** Resolves once the browser has drawn a frame (what the page shows now is on screen). */
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 /**
  * Wires the example picker, the file input, page-wide drag and drop and the paste box.
@@ -141,7 +147,10 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
       return;
     }
     try {
-      hooks.onIncoming({ text: decodeUtf8(new Uint8Array(await picked.arrayBuffer())), name: picked.name, kind });
+      await nextFrame();
+      const text = decodeUtf8(new Uint8Array(await picked.arrayBuffer()));
+      performance.mark('ppb:read');
+      hooks.onIncoming({ text, name: picked.name, kind });
     } catch (error) {
       hooks.onProblem(kind, `${picked.name} could not be read (${error instanceof Error ? error.message : error}).`);
     }
@@ -149,7 +158,7 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
   file.addEventListener('change', () => {
     const picked = file.files?.[0];
     if (picked) {
-      hooks.onReading();
+      hooks.onReading(picked);
       readFile(picked, 'file');
     }
     file.value = '';
@@ -179,14 +188,14 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
     overlay.hidden = true;
     const dropped = event.dataTransfer?.files?.[0];
     if (dropped) {
-      hooks.onReading();
+      hooks.onReading(dropped);
       readFile(dropped, 'file');
     }
   });
 
   pasteButton.addEventListener('click', () => {
     if (paste.value.trim() === '') {
-      hooks.onProblem('paste', 'Paste a model, a SAPP file, a config.json or a request first.');
+      hooks.onProblem('paste', t('Paste a config.json (or a model, a SAPP file or a request) first.'));
       return;
     }
     hooks.onReading();

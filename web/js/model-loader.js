@@ -23,7 +23,8 @@ import { attachModelInput, EXAMPLES, readExample } from './model-input.js';
 import { readDocument } from './model-source.js';
 import { buildTransformerForm, descriptionValues, setTransformerValues, transformerRequest, transformerValues } from './transformer-form.js';
 import { numberField } from './requests.js';
-import { count } from './format.js';
+import { count, mib } from './format.js';
+import { showPageWork } from './work-status.js';
 import { t } from './i18n.js';
 
 /**
@@ -31,7 +32,7 @@ import { t } from './i18n.js';
  *            work: WorkStatus, controls: Controls, searchPanel: SearchPanel, runner: PlanRunner,
  *            form: HTMLElement, transformerBox: HTMLElement, onState: (state: PageState) => void,
  *            onSourceChange: () => void}} LoaderParts
- *   onSourceChange: the person chose the other model source (the state's ui.modelSource changed)
+ *   onSourceChange: the person chose another model source (the state's ui.modelSource changed)
  */
 
 export class ModelLoader {
@@ -42,6 +43,8 @@ export class ModelLoader {
     this.job = null;
     /** Counts the models asked for, so that only the newest is put in place. */
     this.reads = 0;
+    /** The line saying a file is being read, from its drop until it is read (or refused). @type {{done: () => void} | null} */
+    this.readingLine = null;
     /**
      * A model put in place before the engine has read it (a ppb.model.v1 document), with the state before it: the
      * first plan checks it, and if the engine refuses the model, the state before comes back.
@@ -104,9 +107,14 @@ export class ModelLoader {
       pasteButton: byId('paste-button', HTMLButtonElement),
       overlay: byId('drop-overlay', HTMLElement),
     }, {
-      onReading: () => status.setBusy('input', true),
+      onReading: (file) => {
+        status.setBusy('input', true);
+        this.readingLine?.done();
+        this.readingLine = file ? showPageWork(this.parts.work.box, t('Reading {name} ({size})', { name: file.name, size: mib(file.size / 2 ** 20) })) : null;
+      },
       onIncoming: (incoming) => { this.read(incoming); },
       onProblem: (kind, message) => {
+        this.readingDone();
         this.problem(kind, [{ code: 'READ_FAILED', path: '', message }]);
         status.setBusy('input', false);
       },
@@ -114,17 +122,23 @@ export class ModelLoader {
     buildTransformerForm(transformerBox, { onBuild: (values) => this.buildTransformer(values) });
     for (const radio of document.querySelectorAll('input[name="model_source"]')) {
       radio.addEventListener('change', () => {
-        const value = /** @type {HTMLInputElement} */ (radio).value === 'transformer' ? 'transformer' : 'file';
-        this.parts.store.state.ui.modelSource = value;
+        const value = /** @type {HTMLInputElement} */ (radio).value;
+        this.parts.store.state.ui.modelSource = value === 'transformer' || value === 'paste' ? value : 'file';
         this.showSource();
         this.parts.onSourceChange();
       });
     }
   }
 
+  /** The file is read (put in place, or refused): its line goes. */
+  readingDone() {
+    this.readingLine?.done();
+    this.readingLine = null;
+  }
+
   /**
-   * The Model panel shows the source the state names: the file inputs (examples, file, paste) or the transformer
-   * form, whole; the choice at its top says which.
+   * The Model panel shows the source the state names, whole: the file inputs (examples, file), the transformer form
+   * (a description, with presets) or the box for a pasted config; the choice at its top says which.
    */
   showSource() {
     const source = this.parts.store.state.ui.modelSource;
@@ -134,6 +148,7 @@ export class ModelLoader {
     }
     byId('model-source-file', HTMLElement).hidden = source !== 'file';
     byId('model-source-transformer', HTMLElement).hidden = source !== 'transformer';
+    byId('model-source-paste', HTMLElement).hidden = source !== 'paste';
   }
 
   /**
@@ -229,12 +244,12 @@ export class ModelLoader {
    * Puts a new model in place (see putModel) and asks for its plan.
    * @param {any} model
    * @param {string} label
-   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>}} [from] where the model
+   * @param {{request?: any, example?: Example | null, form?: Record<string, string | boolean>, pasted?: boolean}} [from] where the model
    *   came from: a request file (its settings fill the controls), a bundled example (its stated hardware and cluster
    *   set the settings), or the transformer form's values (its cluster, pp, batch and device set them; the Model
-   *   panel then shows the form)
+   *   panel then shows the form); pasted: the model was pasted (the panel stays on the paste box)
    */
-  setModel(model, label, { request = null, example = null, form } = {}) {
+  setModel(model, label, { request = null, example = null, form, pasted = false } = {}) {
     const { store, errors, controls, searchPanel, runner } = this.parts;
     errors.clear('model');
     errors.clear('transformer');
@@ -243,7 +258,7 @@ export class ModelLoader {
     if (form) applyFormSettings(store.state, form);
     // The form's values the model was built from (a link restores them), none for a model from elsewhere.
     store.state.transformer = form ?? null;
-    store.state.ui.modelSource = form ? 'transformer' : 'file';
+    store.state.ui.modelSource = form ? 'transformer' : pasted ? 'paste' : 'file';
     // The picker names the example shown, or nothing once another model replaced it.
     byId('example-select', HTMLSelectElement).value = example?.file ?? '';
     store.replace(store.state);
@@ -287,7 +302,8 @@ export class ModelLoader {
     try {
       errors.clear('model');
       await engine.ready.catch(() => {});
-      const reading = await readDocument(incoming, (request) => this.importModel(request, t('Reading {name}', { name: incoming.name })));
+      const reading = await readDocument(incoming, (request) => this.importModel(request, t('Reading {name}', { name: incoming.name })),
+        engine.info.limits);
       if (read !== this.reads || reading.kind === 'cancelled') return; // a newer model was asked for meanwhile, or Cancel
       if (reading.kind === 'problem') this.problem(incoming.kind, reading.errors);
       else if (reading.kind === 'state') this.parts.onState(reading.state);
@@ -299,13 +315,14 @@ export class ModelLoader {
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, example: byId('example-select', HTMLSelectElement).value,
             kind: incoming.kind, name: incoming.name };
-        this.setModel(reading.model, reading.label, { request: reading.request,
+        this.setModel(reading.model, reading.label, { request: reading.request, pasted: incoming.kind === 'paste',
           example: incoming.kind === 'example' ? EXAMPLES.find((e) => e.file === incoming.name) ?? null : null });
         // An unchecked model's notes come with its first plan.
         this.showImportNotes(reading.warnings);
       }
     } finally {
       if (read === this.reads) {
+        this.readingDone();
         status.setBusy('input', false);
         if (!status.busy.has('plan')) status.setComputing(false);
       }

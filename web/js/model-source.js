@@ -5,11 +5,12 @@
 // plan, and the page takes it back if the engine refuses it (js/model-loader.js), so a broken file never
 // replaces a good model.
 
-/** @import {EngineError, EngineResponse, PageState} from './types.js' */
+/** @import {EngineError, EngineLimits, EngineResponse, PageState} from './types.js' */
 import { classify } from './model-input.js';
 import { stateFromFile } from './share.js';
 import { CancelledError } from './worker-client.js';
 import { jsonErrorAt } from './json-error.js';
+import { count } from './format.js';
 
 /**
  * @typedef {{kind: 'problem', errors: EngineError[]}
@@ -23,9 +24,11 @@ import { jsonErrorAt } from './json-error.js';
 /**
  * @param {{text: string, name: string}} incoming
  * @param {(request: object) => Promise<EngineResponse>} importModel the engine's import command
+ * @param {EngineLimits | null} [limits] the engine's caps (its limits()): a model over its cap on layers is refused at
+ *   once, as the engine would refuse it, rather than after the engine has read megabytes of it
  * @returns {Promise<Reading>}
  */
-export async function readDocument({ text, name }, importModel) {
+export async function readDocument({ text, name }, importModel, limits = null) {
   /** @param {string} code @param {string} message @returns {Reading} */
   const problem = (code, message) => ({ kind: 'problem', errors: [{ code, path: '', message }] });
   let doc;
@@ -55,6 +58,8 @@ export async function readDocument({ text, name }, importModel) {
   }
   if (what === 'model' || what === 'request') {
     const model = what === 'model' ? doc : doc.model;
+    const over = limits ? overLayerCap(model, limits.max_layers, what === 'model' ? '' : '/model') : null;
+    if (over) return { kind: 'problem', errors: [{ ...over, message: `${name}: ${over.message}` }] };
     return { kind: 'model', model, label: (typeof model.name === 'string' && model.name) || name, warnings: [],
       request: what === 'request' ? doc : null, checked: false, text: what === 'model' ? text : null };
   }
@@ -73,6 +78,34 @@ export async function readDocument({ text, name }, importModel) {
     : source === 'transformer' ? `${model.name || name} (generated from a transformer description)`
     : model.name || name;
   return { kind: 'model', model, label, warnings: response.warnings ?? [], request: null, checked: true, text: null };
+}
+
+/**
+ * The engine's LAYER_LIMIT, found before the engine reads the model: more layer entries than the cap, or entries
+ * whose counts expand past it (io/model_reader.cpp says the same, with the same code and path; the cap is the
+ * engine's, from its limits()).
+ * @param {any} model a ppb.model.v1 document
+ * @param {number} cap the engine's limits().max_layers
+ * @param {string} base the model's JSON Pointer in the document ('' for a model alone)
+ * @returns {EngineError | null}
+ */
+export function overLayerCap(model, cap, base) {
+  const layers = model?.layers;
+  if (!Array.isArray(layers)) return null;
+  if (layers.length > cap) {
+    return { code: 'LAYER_LIMIT', path: `${base}/layers`, message: `the model has ${count(layers.length)} entries, above the cap of ${count(cap)}.` };
+  }
+  let expanded = 0;
+  for (let i = 0; i < layers.length; ++i) {
+    const layer = layers[i];
+    const n = layer && typeof layer === 'object' ? layer.count ?? 1 : 1;
+    expanded += Number.isInteger(n) && n > 0 ? n : 1;
+    if (expanded > cap) {
+      return { code: 'LAYER_LIMIT', path: `${base}/layers/${i}/count`,
+        message: `the model expands to more than ${count(cap)} layers, the cap; merge layers into blocks.` };
+    }
+  }
+  return null;
 }
 
 /**

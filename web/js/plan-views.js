@@ -72,16 +72,19 @@ export class PlanViews {
     const training = this.plan.request.training ?? {};
     const samplesPerStep = typeof training.global_batch_size === 'number' ? training.global_batch_size : undefined;
     const weightApart = scheduleFacts(this.parts.schedules(), result.schedule ?? '')?.weight_apart === true;
+    // The charts' boxes measured before anything is written: a size read after a write makes the browser lay the
+    // page out there and then, once per chart (on the first plan, most of the drawing's time).
+    const sizes = { stageLoads: this.parts.size(byId('stage-loads-box', HTMLElement)), compare: this.parts.size(byId('compare-box', HTMLElement)) };
     byId('summary', HTMLElement).replaceChildren(...[renderSummary(result, { planLabel: this.describePlan(), samplesPerStep, weightApart }),
       renderCaveats(result.caveats, 'plan-caveats')].filter((node) => node !== null));
     this.showInfeasibility();
     byId('linked-plan', HTMLElement).hidden = !this.plan.held;
     byId('embed-caption', HTMLElement).textContent = this.caption();
-    this.drawStageLoads();
+    this.drawStageLoads(sizes.stageLoads);
     byId('stage-table-box', HTMLElement).replaceChildren(renderStageTable(result));
     this.showOffset();
     this.parts.timeViews.setData(result);
-    this.drawCompare();
+    this.drawCompare(sizes.compare);
   }
 
   /** Why the plan (a balance's) cannot fit and what would, with a button for the search that would find it. */
@@ -145,12 +148,13 @@ export class PlanViews {
     return t(this.plan.label);
   }
 
-  drawStageLoads() {
+  /** @param {{width: number, height?: number}} [size] the box's size, when measured already */
+  drawStageLoads(size) {
     if (!this.plan) return;
     const box = byId('stage-loads-box', HTMLElement);
     const focused = document.activeElement?.closest?.('.boundary')?.getAttribute('data-boundary');
     const tabStop = Number(box.querySelector('.boundary[tabindex="0"]')?.getAttribute('data-boundary') ?? 0);
-    box.replaceChildren(renderStageLoads(this.plan.result, { ...this.parts.size(box), palette: this.parts.palette(),
+    box.replaceChildren(renderStageLoads(this.plan.result, { ...(size ?? this.parts.size(box)), palette: this.parts.palette(),
       info: this.parts.store.info, stageLayers: this.dragLayers, dragging: this.dragBoundary, activeBoundary: tabStop }));
     if (focused !== undefined && focused !== null) {
       const handle = box.querySelector(`.boundary[data-boundary="${focused}"]`);
@@ -176,7 +180,8 @@ export class PlanViews {
     list.hidden = notes.length === 0;
   }
 
-  drawCompare() {
+  /** @param {{width: number, height?: number}} [size] the box's size, when measured already */
+  drawCompare(size) {
     const state = this.parts.store.state;
     const box = byId('compare-box', HTMLElement);
     const cards = byId('compare-cards', HTMLElement);
@@ -190,6 +195,6 @@ export class PlanViews {
     }
     const { a, b } = this.comparison;
     cards.replaceChildren(...renderGainCards(a, b));
-    box.replaceChildren(renderCompare(a, b, { ...this.parts.size(box), palette: this.parts.palette() }));
+    box.replaceChildren(renderCompare(a, b, { ...(size ?? this.parts.size(box)), palette: this.parts.palette() }));
   }
 }

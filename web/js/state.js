@@ -5,7 +5,7 @@
 
 /** @import {PageState, Settings, SearchSettings, PinnedPlan} from './types.js' */
 import { SCHEDULES } from './schedules.js';
-import { DEVICE_PRESET_IDS, SHARDINGS } from './devices.js';
+import { SHARDINGS } from './devices.js';
 import { readLinkedPlan } from './linked-plan.js';
 
 /** The example shown first (boot.js starts fetching the same file early). */
@@ -131,7 +131,8 @@ export function normaliseState(raw) {
     reserved_mib: text(s.reserved_mib, defaults.reserved_mib),
     p2p_bandwidth_gbs: text(s.p2p_bandwidth_gbs, defaults.p2p_bandwidth_gbs),
     p2p_latency_ms: text(s.p2p_latency_ms, defaults.p2p_latency_ms),
-    device_preset: oneOf(s.device_preset, DEVICE_PRESET_IDS, ''),
+    // An id as the engine's presets spell them; which ids exist is the engine's to say (DEVICE_PRESET_UNKNOWN).
+    device_preset: typeof s.device_preset === 'string' && /^[a-z0-9_]{1,40}$/.test(s.device_preset) ? s.device_preset : '',
     recompute_options: Array.isArray(s.recompute_options)
       ? s.recompute_options.filter((/** @type {unknown} */ o) => typeof o === 'string' && o.length <= 200)
       : null,
@@ -196,7 +197,7 @@ export function normaliseState(raw) {
       search: ui.search === true,
       lang: ui.lang === 'en' || ui.lang === 'zh' ? ui.lang : null,
       // Older states have no choice: they showed the file inputs, with the form folded away.
-      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer']), 'file'),
+      modelSource: oneOf(ui.modelSource, /** @type {const} */ (['file', 'transformer', 'paste']), 'file'),
     },
   };
 }

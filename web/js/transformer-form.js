@@ -7,7 +7,7 @@
 import { el } from './dom.js';
 import { t } from './i18n.js';
 import { numberField } from './requests.js';
-import { DEVICE_PRESETS, SHARDINGS } from './devices.js';
+import { fillDeviceSelect, setDeviceValue, SHARDINGS } from './devices.js';
 
 /**
  * A select's option: its value, and the text shown when that is not the value itself.
@@ -52,7 +52,7 @@ export const FIELDS = [
   { path: '/training/precision', label: 'precision', kind: 'select', options: ['bf16', 'fp16', 'fp8', 'fp32'], group: 'Parallelism and training' },
   { path: '/training/sharding', label: 'sharding (ZeRO)', kind: 'select', options: [...SHARDINGS], group: 'Parallelism and training' },
   { path: '/device/preset', label: 'device', kind: 'select', group: 'Device',
-    options: [{ value: '', label: 'none: give its peak' }, ...DEVICE_PRESETS.map((d) => ({ value: d.id, label: `${d.id} · ${d.name}` }))] },
+    options: [{ value: '', label: 'none: give its peak' }] },
   { path: '/device/peak_tflops', label: 'peak TFLOP/s', kind: 'number', group: 'Device' },
   { path: '/device/compute_efficiency', label: 'efficiency (0–1]', kind: 'number', group: 'Device' },
 ];
@@ -261,6 +261,16 @@ export function transformerValues(container) {
 }
 
 /**
+ * The engine's device presets in the form's device picker (from its ready message), keeping the value it holds.
+ * @param {HTMLElement} container
+ * @param {import('./types.js').DevicePresetFacts[]} devices
+ */
+export function setTransformerDevices(container, devices) {
+  const select = container.querySelector('select[data-path="/device/preset"]');
+  if (select instanceof HTMLSelectElement) fillDeviceSelect(select, devices, t('none: give its peak'));
+}
+
+/**
  * @param {HTMLElement} container
  * @param {Record<string, string | boolean>} values
  */
@@ -270,6 +280,7 @@ export function setTransformerValues(container, values) {
     if (!(path in values)) continue;
     const value = values[path];
     if (input instanceof HTMLInputElement && input.type === 'checkbox') input.checked = value === true;
+    else if (input instanceof HTMLSelectElement && path === '/device/preset') setDeviceValue(input, String(value));
     else /** @type {HTMLInputElement | HTMLSelectElement} */ (input).value = String(value);
   }
   showDevice(container);

@@ -85,6 +85,15 @@
  * @typedef {{name: string, vpp_degree: {min: number, max: number, default: number}, weight_apart: boolean,
  *            v_shape: boolean, cost_aware: boolean}} ScheduleFacts
  *
+ * A device preset as the engine keeps it (the module's devicePresets(), docs/contract.md, "Device presets"): the id
+ * `device.preset` names, the vendor's name, and the figures it fills (docs/devices.md gives their sources).
+ * @typedef {{id: string, name: string, memory_limit_mib: number, reserved_mib: number, peak_tflops: number,
+ *            peak_tflops_fp8: number | null, gpus_per_node: number, intra_node_gbs: number, inter_node_gbs: number}} DevicePresetFacts
+ *
+ * The caps the page checks before it sends a document (the module's limits()): the request text's bytes
+ * (INPUT_TOO_LARGE) and a model's layers (LAYER_LIMIT).
+ * @typedef {{max_input_bytes: number, max_layers: number}} EngineLimits
+ *
  * What a cluster gives one pp_degree (the `cluster` command's result): dp and micro batches, each null when it does
  * not divide, and the rule broken.
  * @typedef {{world_size: number, pp_degree: number, tp_degree: number, cp_degree: number, ep_degree: number,
@@ -103,14 +112,14 @@
  *   compare: {pinned: PinnedPlan | null},
  *   plan?: LinkedPlan | null,
  *   ui: {theme: 'auto' | 'light' | 'dark', openPlan: string, search: boolean, lang: 'en' | 'zh' | null,
- *        modelSource: 'file' | 'transformer'}
+ *        modelSource: 'file' | 'transformer' | 'paste'}
  * }} PageState
  *
  * plan: the PPB plan shown when the state was written (links and state files only; null while the inputs ask for another):
  * opening the state estimates it as it is instead of balancing again.
  *
- * ui.modelSource: where the Model panel takes the model from, as chosen at its top: a layer cost file (or an
- * example, a paste) or the transformer form.
+ * ui.modelSource: where the Model panel takes the model from, as chosen at its top, three equal ways: a layer cost
+ * file or an example, the transformer form (a description, with presets), or a pasted config (config.json text).
  *
  * Control values are kept as the person typed them (strings), so what goes to the engine is what was typed
  * and the engine's error can name it. stage_layers: a partition dragged by hand, sent as `pipeline.stage_layers`

@@ -75,6 +75,29 @@ export class WorkStatus {
 }
 
 /**
+ * A line shown at once for work the page does itself before the engine gets it (reading a dropped file): what it
+ * is, a bar without a measure, and how long it has run. Shown from the first frame, since a large file keeps the
+ * page busy for a while before any engine call starts.
+ * @param {HTMLElement} box the container of the lines
+ * @param {string} label already in the page's language
+ * @returns {{done: () => void}}
+ */
+export function showPageWork(box, label) {
+  const started = performance.now();
+  const detail = el('span', { class: 'work-detail muted', text: '0.0 s' });
+  const line = el('div', { class: 'work-line', data: { work: 'read' } }, [el('span', { class: 'work-text', text: `${label}…` }),
+    el('progress', { attrs: { 'aria-label': label } }), detail]);
+  box.append(line);
+  box.hidden = false;
+  const tick = window.setInterval(() => { detail.textContent = `${((performance.now() - started) / 1000).toFixed(1)} s`; }, 100);
+  return { done: () => {
+    clearInterval(tick);
+    line.remove();
+    box.hidden = box.childElementCount === 0;
+  } };
+}
+
+/**
  * What a balance in slices has done so far, from its progress (the engine's progress writer): its phase, nodes
  * searched (its `done`), the best plan's step time, the lower bound proven below it.
  * @param {Progress} p

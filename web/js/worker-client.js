@@ -3,7 +3,7 @@
 // abort or out of memory in the module): pending calls fail with EngineDiedError, a fresh worker is started and the
 // page is told, so it can say so and run the current inputs again.
 
-/** @import {EngineResponse, Progress, ScheduleFacts} from './types.js' */
+/** @import {EngineResponse, Progress, ScheduleFacts, DevicePresetFacts, EngineLimits} from './types.js' */
 
 export class EngineDiedError extends Error {}
 /** A call stopped by cancel(): out of date, or stopped by the person. */
@@ -16,9 +16,11 @@ export class CancelledError extends Error {}
  *            sliced: boolean, retryable: boolean}} Waiter
  *   onInterim: a balance still running sent its best plan so far (its answer follows); retryable: a quick question
  *   its caller asks again when the call fails, so it does not hold back replacing the worker to stop another call
- * @typedef {{version: string, sliced: string[], schedules: ScheduleFacts[]}} EngineInfo sliced: the commands the
+ * @typedef {{version: string, sliced: string[], schedules: ScheduleFacts[], devices: DevicePresetFacts[],
+ *            limits: EngineLimits | null}} EngineInfo sliced: the commands the
  *   engine runs in slices (started, with progress, cancelled between slices); any other call is cancelled by replacing
- *   the worker. schedules: the engine's schedules, the chunk counts each runs
+ *   the worker. schedules: the engine's schedules, the chunk counts each runs; devices: its device presets; limits:
+ *   the caps the page checks before it sends a document (null until the engine is ready)
  * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command, sliced: boolean}} Job
  */
 
@@ -36,7 +38,7 @@ export class EngineClient {
     /** @type {Map<number, Waiter>} */
     this.pending = new Map();
     /** @type {EngineInfo} */
-    this.info = { version: '', sliced: [], schedules: [] };
+    this.info = { version: '', sliced: [], schedules: [], devices: [], limits: null };
     /** @type {Worker | null} */
     this.worker = null;
     /** whether the current worker has said 'ready' */
@@ -72,7 +74,8 @@ export class EngineClient {
         switch (message.type) {
           case 'ready':
             this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : [],
-              schedules: Array.isArray(message.schedules) ? message.schedules : [] };
+              schedules: Array.isArray(message.schedules) ? message.schedules : [],
+              devices: Array.isArray(message.devices) ? message.devices : [], limits: message.limits ?? null };
             performance.mark('ppb:engine-ready');
             resolve(this.info);
             break;

@@ -36,11 +36,15 @@ export const ZH = {
   'Download a template': '下载模板',
   'with every field of a layer filled in': '（层的每个字段都已填好）',
   'what each field means': '各字段的含义',
-  'Paste JSON': '粘贴 JSON',
-  'Model, SAPP file or request': '模型、SAPP 文件或请求',
-  'Use this JSON': '使用这段 JSON',
   'Where the model comes from': '模型来源',
-  'File or example': '文件或示例',
+  File: '文件',
+  Describe: '描述',
+  'Paste config': '粘贴配置',
+  'A Hugging Face config.json': 'Hugging Face config.json',
+  'Its text, as the model\'s page on the Hub shows it: the transformer it describes is built with the parallelism and device of Describe. A layer cost model, a SAPP file or a request pasted here is read as a file is.':
+    '粘贴其文本（即 Hugging Face 上模型页面所示的内容）：它描述的 Transformer 按“描述”中的并行方式与设备构建。粘贴在此的层开销模型、SAPP 文件或请求按文件读取。',
+  'Use this config': '使用这份配置',
+  'Paste a config.json (or a model, a SAPP file or a request) first.': '请先粘贴 config.json（或模型、SAPP 文件、请求）。',
   Transformer: 'Transformer 描述',
 
   // ---- pipeline ----
@@ -444,6 +448,7 @@ export const ZH = {
   'Estimating the plan': '正在估算方案',
   'Generating the model': '正在生成模型',
   'Reading {name}': '正在读取 {name}',
+  'Reading {name} ({size})': '正在读取 {name}（{size}）',
   'The default example could not be loaded ({reason}). Choose a file to start.': '默认示例无法加载（{reason}）。请选择一个文件开始。',
   'Stopped. The views show the previous result; change an input or compute again.': '已停止。视图显示的是之前的结果；修改输入或重新计算。',
   'Compute again': '重新计算',
