@@ -65,8 +65,8 @@ export const ZH = {
   'About layer_offset': '关于 layer_offset',
   ': pipeline stages. The model\'s layers are cut into this many consecutive groups, each on its own device (or group of tp × cp devices); every micro batch flows through them in order, so a stage idles while the pipeline fills and drains (the bubble).':
     '：流水线阶段数。模型的层被切成这么多段连续的层，每段放在一个设备（或 tp × cp 个设备组成的一组）上；每个微批次按顺序流过各阶段，因此在流水线填充和排空时阶段会空闲（即气泡）。',
-  ': chunks per device (virtual pipeline stages). With interleaved 1F1B each device holds vpp separate groups of layers, which divides the bubble by vpp at the cost of vpp times more transfers. 1 for GPipe, 1F1B, ZB-H1 and ZB-H2; 2 for ZB-V and DualPipeV, whose two chunks sit in a V.':
-    '：每个设备上的模型块数（虚拟流水线阶段）。交错式 1F1B 中每个设备持有 vpp 段互不相邻的层，气泡缩小为原来的 1/vpp，代价是通信次数增加到 vpp 倍。GPipe、1F1B、ZB-H1 和 ZB-H2 取 1；ZB-V 和 DualPipeV 取 2，其两个模型块按 V 形排布。',
+  ': chunks per device (virtual pipeline stages). With interleaved 1F1B each device holds vpp separate groups of layers, which divides the bubble by vpp at the cost of vpp times more transfers. 1 for GPipe, 1F1B, ZB-H1, ZB-H2 and zero bubble auto; 2 or more for the interleaved and looped schedules; 2 for ZB-V, DualPipeV, V-Half and V-Min, whose two chunks sit in a V.':
+    '：每个设备上的模型块数（虚拟流水线阶段）。交错式 1F1B 中每个设备持有 vpp 段互不相邻的层，气泡缩小为原来的 1/vpp，代价是通信次数增加到 vpp 倍。GPipe、1F1B、ZB-H1、ZB-H2 和零气泡自动调度取 1；交错式与循环式调度取 2 或更大；ZB-V、DualPipeV、V-Half 和 V-Min 取 2，其两个模型块按 V 形排布。',
   ': a step\'s batch (per data-parallel replica) is cut into this many pieces that follow each other through the stages. More micro batches make the bubble a smaller share of the step, and 1F1B holds at most pp of them per stage. Give the count, or let it follow from global batch / (micro batch size × dp_degree).':
     '：每个数据并行副本在一步中的批被切成这么多份，依次流过各阶段。微批次越多，气泡在单步时间中的占比越小；1F1B 每个阶段最多同时持有 pp 个微批次。可直接给出个数，或由 全局批大小 / (微批次大小 × dp_degree) 推出。',
 
