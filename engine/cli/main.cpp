@@ -143,8 +143,8 @@ Example:
     {"compare", R"(ppb compare FILE|-: the request's plan under every schedule, side by side.
 
 Request: as estimate; pipeline.schedule is not read. Each schedule runs with its own chunk count
-(2 for interleaved_1f1b, interleaved_zero_bubble and looped_bfs unless vpp_degree is larger, for
-zbv and dualpipev; 1 for the others); the
+(2 for interleaved_1f1b, interleaved_1f1b_overlap, interleaved_zero_bubble and looped_bfs unless
+vpp_degree is larger, for zbv, dualpipev, v_half and v_min; 1 for the others); the
 partition and recompute counts are kept where they fit that shape, else the even split is used.
 Result: {"schedules": [{"schedule", "vpp_degree", "runs", "problems", "partition_as_given",
 "feasible", "step_time_ms", "span_ms", "bubble_fraction", "bubble_span_fraction", "peak_mib",
