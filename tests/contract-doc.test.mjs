@@ -263,7 +263,7 @@ const PARSERS = {
 const NOT_PARSERS = ['balance.cpp', 'commands.cpp', 'estimate_command.cpp', 'training.cpp', 'checked_plan.cpp', 'plan_forms.cpp', 'balance_answer.cpp', 'local_search.cpp', 'node_bounds.cpp', 'compare.cpp', 'device.cpp', 'diagnostics.cpp',
                      'estimate.cpp', 'caveats.cpp', 'export_megatron_run.cpp', 'export_torchtitan.cpp', 'export.cpp', 'export_fit.cpp', 'export_pytorch.cpp', 'field_reader.cpp', 'json_text.cpp',
                      'message_text.cpp', 'model.cpp', 'plan.cpp', 'response_writer.cpp', 'schedule.cpp',
-                     'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
+                     'schedule_controllable_memory.cpp', 'schedule_dualpipev.cpp', 'schedule_megatron.cpp', 'schedule_names.cpp', 'schedule_zero_bubble.cpp',
                      'schedule_pytorch.cpp', 'program_import.cpp', 'program_text.cpp',  // take the program text request_reader.cpp reads
                      'simulate.cpp', 'zb_auto.cpp', 'stage_component.cpp', 'stage_costs.cpp', 'trace.cpp', 'transformer.cpp',
                      'transformer_formulas.cpp', 'transformer_comm.cpp', 'version.cpp',
