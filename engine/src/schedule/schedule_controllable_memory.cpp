@@ -40,7 +40,6 @@ using Slots = std::vector<std::int64_t>;   // one kind's slot per micro batch, a
 using StageSlots = std::vector<Slots>;     // one stage's kinds
 using AllSlots = std::vector<StageSlots>;  // every stage
 
-constexpr std::int64_t kNone = INT64_MAX;
 
 [[noreturn]] void broken(const std::string& what) { throw std::logic_error("controllable-memory V schedule: " + what); }
 
