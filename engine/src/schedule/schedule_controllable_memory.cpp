@@ -40,7 +40,6 @@ using Slots = std::vector<std::int64_t>;   // one kind's slot per micro batch, a
 using StageSlots = std::vector<Slots>;     // one stage's kinds
 using AllSlots = std::vector<StageSlots>;  // every stage
 
-
 [[noreturn]] void broken(const std::string& what) { throw std::logic_error("controllable-memory V schedule: " + what); }
 
 // The stable patterns: the first slot of F, f, B and b on each stage (zbv_greedy.py,
