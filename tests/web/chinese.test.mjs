@@ -43,8 +43,10 @@ const englishLeft = (page) => page.evaluate(() => {
     'SVG', 'PNG', 'CUDA', 'Transformer', 'transformer', 'Shift', 'Ctrl', 'Enter', 'Escape', 'Home', 'End', 'Page', 'Up', 'Down', 'English',
     'ppb', 'model', 'full', 'selective', 'gpipe', 'interleaved', 'top', 'Llama', 'symbolic', 'bf16', 'distributed', 'optimizer', 'over', 'H100',
     'tp', 'cp', 'dp', 'pp', 'vpp', 'state', 'first', 'last', 'Megatron-LM', 'DeepSeek', 'DualPipeV', 'ZB-V', 'zbv', 'dualpipev',
+    // The controllable-memory schedules' own names (Qi et al. 2024).
+    'V-Half', 'V-Min',
     // Terms Chinese ML engineers write in English.
-    'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank', 'MFU', 'FLOPs', 'MTP', 'ZeRO',
+    'all-to-all', 'MoE', 'FFN', 'GQA', 'MLP', 'SwiGLU', 'dropout', 'token', 'TFLOP', 'rank', 'MFU', 'FLOPs', 'MTP', 'ZeRO',
     // The PyTorch export: the tool, its file format and its module (torch.distributed.pipelining).
     'PyTorch', 'CSV', 'torch', 'pipelining',
     // The torchtitan export: the tool and its config file format.
