@@ -3,7 +3,8 @@
 // page's work for one event: the event's handlers, then, in the frame that draws it, from the frame's start until
 // the browser is done with it (style, layout, paint; measured by a message posted from the frame's last callback),
 // so the idle wait for the next vsync is not counted. Writes the section between the page-frames markers of
-// docs/benchmarks.md (bench/wasm-bench.mjs keeps it when it rewrites the file).
+// docs/benchmarks.md (bench/wasm-bench.mjs keeps it when it rewrites the file). A scenario over the target is named
+// under the table; the exit status stays 0, so that ./dev.sh bench goes on to the page budgets after it.
 //   node bench/page-frames.mjs [--events N] [--out docs/benchmarks.md | --no-out]
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -171,7 +172,6 @@ async function main() {
       writeFileSync(options.out, next);
       process.stderr.write(`wrote the page-frames section of ${options.out}\n`);
     }
-    if (missed.length) process.exitCode = 1;
   } finally {
     await browser.close();
     server.close();

@@ -146,8 +146,8 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
   const read = (/** @type {string} */ name) => readFile(join(siteDir, name), 'utf8');
   let html = await read('index.html');
 
-  // Entries: the module scripts of index.html, in document order.
-  const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+  // Entries: the scripts of index.html (boot.js is a classic one, the others modules), in document order.
+  const entries = [...html.matchAll(/<script (?:type="module" )?src="([^"]+)"><\/script>/g)].map((m) => m[1]);
   if (!entries.includes('boot.js') || !entries.includes('app.js')) fail('index.html: expected the module scripts boot.js and app.js');
   const modules = await bundleModules(siteDir, entries);
 
@@ -184,7 +184,7 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
   html = replaceOnce(html, /(?<=<meta http-equiv="Content-Security-Policy"\s+content=")[^"]*(?=")/, csp, 'CSP meta tag');
   html = replaceOnce(html, /^[ \t]*<link rel="stylesheet" href="style\.css">\n/m, `  <style>${style}</style>\n`, 'stylesheet link');
   html = html.replace(/^[ \t]*<link rel="modulepreload" href="[^"]+"[^>]*>\n/gm, '');
-  html = html.replace(/^[ \t]*<script type="module" src="[^"]+"><\/script>\n/gm, '');
+  html = html.replace(/^[ \t]*<script (?:type="module" )?src="[^"]+"><\/script>\n/gm, '');
   // Nothing in the markup may still point at a file beside the page (the style sheet has no src= or href=).
   const outside = [...html.matchAll(/\s(?:src|href)="(?!data:|#|\.\/")([^"]*)"/g)].map((m) => m[1]);
   if (outside.length > 0) fail(`index.html refers to ${outside.join(', ')}, which the single file does not carry`);

@@ -47,8 +47,13 @@
   const INTERIM_EVERY_MS = 700;
   /** The quiet the warm-up after loading waits for before each of its pieces. */
   const WARM_UP_QUIET_MS = 50;
+  /** The warm-up starts after the page's first answer, or this long after loading when no call has come: on the cold
+   *  module one of its pieces took over a second, and a first plan asked for meanwhile waited for it. */
+  const WARM_UP_FIRST_CALL_WAIT_MS = 3000;
   /** When the page's last call came (performance.now()). */
   let lastCall = 0;
+  /** The engine has answered a call (a response posted). */
+  let answered = false;
 
   /** @type {any} */
   let engine = null;
@@ -81,6 +86,7 @@
 
   /** @param {any} message */
   function post(message) {
+    if (message.type === 'response') answered = true;
     self.postMessage(message);
   }
 
@@ -118,12 +124,15 @@
    * none made in the last moment (the page often makes a few in a row).
    */
   async function warmUp() {
+    const loaded = performance.now();
+    const idle = async () => {
+      while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS ||
+             (!answered && performance.now() - loaded < WARM_UP_FIRST_CALL_WAIT_MS)) await pause(WARM_UP_QUIET_MS);
+    };
+    await idle();
     const started = performance.now();
     // Loaded only now: nothing before the first answer waits for it.
     if (typeof /** @type {any} */ (self).ppbWarmUp !== 'function') importScripts('warm-up.js');
-    const idle = async () => {
-      while (sessions.size > 0 || performance.now() - lastCall < WARM_UP_QUIET_MS) await pause(WARM_UP_QUIET_MS);
-    };
     await /** @type {any} */ (self).ppbWarmUp(engine, idle);
     post({ type: 'warm', ms: performance.now() - started });
   }
@@ -218,7 +227,6 @@
           schedules: JSON.parse(module.schedules()).schedules, devices: JSON.parse(module.devicePresets()).devices,
           limits: JSON.parse(module.limits()) });
         // After the page's first calls (the plan of the example it opens with) have had their turn.
-        lastCall = performance.now() + 250;
         warmUp().catch((error) => die(null, error));
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),

@@ -99,13 +99,18 @@ bool read_balance_request(const json& document, BalanceRequest& out) {
   if (request.pipeline.partition_form != PartitionForm::even || request.pipeline.recompute_form != RecomputeForm::none)
     d.warning("IGNORED_FIELD", "/pipeline",
               "balance chooses the partition and recompute itself; the ones given in pipeline are ignored.");
-  Request open = request;
-  open.pipeline.partition_form = PartitionForm::even;
-  open.pipeline.partition.clear();
-  open.pipeline.recompute_form = RecomputeForm::none;
-  open.pipeline.recompute.clear();
-  open.unread.partition = open.unread.recompute = false;  // ignored, as above
-  auto shape = checked_plan(open, d);
+  // The plan's checks on the request without its partition and recompute (ignored, as above): the
+  // request is changed for the check and put back, rather than copied with its every layer.
+  const PipelineSpec given = request.pipeline;
+  const Unread unread = request.unread;
+  request.pipeline.partition_form = PartitionForm::even;
+  request.pipeline.partition.clear();
+  request.pipeline.recompute_form = RecomputeForm::none;
+  request.pipeline.recompute.clear();
+  request.unread.partition = request.unread.recompute = false;
+  auto shape = checked_plan(request, d);
+  request.pipeline = given;
+  request.unread = unread;
   if (!shape || !d.ok()) return false;
   // The balancer's bound tables hold one entry per (virtual stage, layer boundary).
   const std::int64_t cells = static_cast<std::int64_t>(shape->virtual_stages()) * (request.model.layer_count() + 1);

@@ -23,7 +23,10 @@ CommandOutput ok_response(const std::string& command, nlohmann::json result, con
 CommandOutput invalid(const Diagnostics& diagnostics);
 // A request's text as JSON, checked (size, depth, value count, number range) and with its
 // device.preset's figures filled in (device_presets.hpp): how every command reads its request.
-std::optional<nlohmann::json> read_request_text(std::string_view text, Diagnostics& diagnostics);
+// defer_model_layers: the entries of /model/layers stay text until the model reader builds each
+// (parse_json_text); every command but import, which writes the model back out.
+std::optional<nlohmann::json> read_request_text(std::string_view text, Diagnostics& diagnostics,
+                                                bool defer_model_layers = true);
 // When the request arrived: a command with a time budget (balance, search) counts the time spent
 // reading the request against it, so that the budget covers the whole command.
 class RequestClock {

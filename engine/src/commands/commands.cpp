@@ -33,8 +33,8 @@ CommandOutput ok_response(const std::string& command, json result, const Diagnos
   return {json_text(out), 0};
 }
 
-std::optional<json> read_request_text(std::string_view text, Diagnostics& d) {
-  auto document = parse_json_text(text, d);
+std::optional<json> read_request_text(std::string_view text, Diagnostics& d, bool defer_model_layers) {
+  auto document = parse_json_text(text, d, defer_model_layers);
   if (document) apply_device_preset(*document, d);
   if (!d.ok()) return std::nullopt;
   return document;
@@ -71,7 +71,7 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
     }
     // Size, nesting depth and value count are checked before parsing (limits.hpp).
     Diagnostics d;
-    auto document = detail::read_request_text(request_json, d);
+    auto document = detail::read_request_text(request_json, d, command != "import");
     if (!document) return detail::invalid(d);
     return it->second(std::move(*document), clock);
   } catch (...) {

@@ -2,8 +2,10 @@
 #include "ppb/io/model_reader.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/field_reader.hpp"
+#include "ppb/core/json_text.hpp"
 #include "ppb/core/limits.hpp"
 
 namespace ppb {
@@ -202,7 +204,10 @@ bool read_entry(const json& entry, const std::string& path, int entry_index, con
                 " layers, the cap; merge layers into blocks.");
     return false;
   }
-  model.layers.insert(model.layers.end(), static_cast<std::size_t>(n), layer);
+  if (n == 1)
+    model.layers.push_back(std::move(layer));
+  else
+    model.layers.insert(model.layers.end(), static_cast<std::size_t>(n), layer);
   return true;
 }
 
@@ -268,8 +273,11 @@ ParsedModel parse_model(const json& document, const std::string& path, const Byt
     return out;
   }
   bool placed = true;
+  model.layers.reserve(layers->size());
+  json entry;  // an entry the parse kept as text, built here one at a time (json_text.hpp)
   for (std::size_t i = 0; i < layers->size(); ++i)
-    if (!read_entry((*layers)[i], f.at("layers") + "/" + std::to_string(i), static_cast<int>(i), bytes, model, d))
+    if (!read_entry(read_deferred((*layers)[i], entry), f.at("layers") + "/" + std::to_string(i), static_cast<int>(i),
+                    bytes, model, d))
       placed = false;
   out.layers_known = check_pins(model, f.at("layers"), d) && placed;
   return out;

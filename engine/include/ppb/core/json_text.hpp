@@ -17,7 +17,16 @@ namespace ppb {
 // JSON_NUMBER_RANGE. Returns nothing after reporting the problem.
 //   Diagnostics d;
 //   if (auto document = parse_json_text(R"({"model": {}})", d)) { ... }
-std::optional<nlohmann::json> parse_json_text(std::string_view text, Diagnostics& diagnostics);
+// With defer_model_layers, each object in /model/layers stays its text (checked, not built) until
+// read_deferred() builds it: what a reader that takes the entries one by one and keeps nothing of
+// them (the model reader) wants of a profiler's file of 100,000 entries. Only for commands that do
+// not write the document back out.
+std::optional<nlohmann::json> parse_json_text(std::string_view text, Diagnostics& diagnostics,
+                                              bool defer_model_layers = false);
+
+// A value as parse_json_text gave it: an entry it kept as text is parsed into `storage` and that is
+// returned; any other value is returned as it is.
+const nlohmann::json& read_deferred(const nlohmann::json& value, nlohmann::json& storage);
 
 // The text json::dump() gives (compact, UTF-8 kept, invalid UTF-8 an error), written straight into
 // one string: nlohmann's serializer makes a virtual call per piece of output and decodes every byte
