@@ -1,7 +1,8 @@
 // Writes the single-file page: SITE_DIR/ppb.html, one HTML file that works opened from disk (file://) with no server
 // and no network, to attach to a docs page or send by mail; then bundles the served page's modules into
-// SITE_DIR/app.bundle.js, which SITE_DIR/index.html loads in place of app.js (writeBundledPage). Dependency-free (node:fs, node:path, node:crypto,
-// node:vm); run after the site is assembled (the `site` target in wasm/CMakeLists.txt does).
+// SITE_DIR/app.bundle.js, which SITE_DIR/index.html loads in place of app.js (writeBundledPage). Dependency-free
+// (node:fs, node:path, node:crypto, node:vm); run after the site is assembled (the `site` target in
+// wasm/CMakeLists.txt does).
 //
 //   node tools/single-file.mjs SITE_DIR [--example dense-8l.json]
 //
@@ -24,6 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
 const TABLE = '__ppbModules';
+/** index.html's module preloads, one a line: neither the single file nor the bundled page wants them. */
+const MODULE_PRELOADS = /^[ \t]*<link rel="modulepreload" href="[^"]+"[^>]*>\n/gm;
 
 /**
  * @param {string} message
@@ -149,7 +152,7 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
 
   // Entries: the scripts of index.html (boot.js is a classic one, the others modules), in document order.
   const entries = [...html.matchAll(/<script (?:type="module" )?src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-  if (!entries.includes('boot.js') || !entries.includes('app.js')) fail('index.html: expected the module scripts boot.js and app.js');
+  if (!entries.includes('boot.js') || !entries.includes('app.js')) fail('index.html: expected the scripts boot.js and app.js');
   const modules = await bundleModules(siteDir, entries);
 
   const exampleText = await read(posix.join('examples', example));
@@ -184,7 +187,7 @@ export async function writeSingleFile(siteDir, { example = 'dense-8l.json' } = {
     `style-src ${sha256(style)}`, 'img-src data: blob:', "object-src 'none'", "base-uri 'none'", "form-action 'none'"].join('; ');
   html = replaceOnce(html, /(?<=<meta http-equiv="Content-Security-Policy"\s+content=")[^"]*(?=")/, csp, 'CSP meta tag');
   html = replaceOnce(html, /^[ \t]*<link rel="stylesheet" href="style\.css">\n/m, `  <style>${style}</style>\n`, 'stylesheet link');
-  html = html.replace(/^[ \t]*<link rel="modulepreload" href="[^"]+"[^>]*>\n/gm, '');
+  html = html.replace(MODULE_PRELOADS, '');
   html = html.replace(/^[ \t]*<script (?:type="module" )?src="[^"]+"><\/script>\n/gm, '');
   // Nothing in the markup may still point at a file beside the page (the style sheet has no src= or href=).
   const outside = [...html.matchAll(/\s(?:src|href)="(?!data:|#|\.\/")([^"]*)"/g)].map((m) => m[1]);
@@ -221,7 +224,7 @@ export async function writeBundledPage(siteDir) {
   const file = join(siteDir, 'app.bundle.js');
   await writeFile(file, bundle);
   html = replaceOnce(html, /<script type="module" src="app\.js"><\/script>/, '<script type="module" src="app.bundle.js"></script>', 'app.js module script');
-  html = html.replace(/^[ \t]*<link rel="modulepreload" href="[^"]+"[^>]*>\n/gm, '');
+  html = html.replace(MODULE_PRELOADS, '');
   await writeFile(index, html);
   return { file, bytes: Buffer.byteLength(bundle) };
 }

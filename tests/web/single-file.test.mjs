@@ -52,6 +52,16 @@ async function openOffline() {
  */
 const schemes = (requests) => [...new Set(requests.map((url) => url.slice(0, url.indexOf(':'))))].sort();
 
+test('the served page loads its modules as one bundle, after the classic boot.js', async () => {
+  const html = await readFile(join(siteDir, 'index.html'), 'utf8');
+  const scripts = [...html.matchAll(/<script([^>]*) src="([^"]+)"><\/script>/g)].map((m) => `${m[1].trim()} ${m[2]}`.trim());
+  assert.deepEqual(scripts, ['boot.js', 'type="module" app.bundle.js']);
+  assert.doesNotMatch(html, /modulepreload/, 'no module preloads left for modules the bundle holds');
+  const bundle = await readFile(join(siteDir, 'app.bundle.js'), 'utf8');
+  assert.doesNotMatch(bundle, /^\s*(import|export)\b(?!\s*\()/m, 'no import or export left in the bundle');
+  assert.match(bundle, /__ppbModules\["app\.js"\] = /, 'app.js is in it');
+});
+
 test('the file carries everything and allows only its own inline script and style', async () => {
   const html = await readFile(FILE, 'utf8');
   const csp = /<meta http-equiv="Content-Security-Policy"\s+content="([^"]*)"/.exec(html)?.[1] ?? '';
