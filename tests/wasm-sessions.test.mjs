@@ -247,15 +247,44 @@ test('the page worker\'s warm-up (web/warm-up.js) sends requests the engine acce
   const recorded = {
     estimate: (/** @type {string} */ text) => record('estimate', engine.estimate(text)),
     compare: (/** @type {string} */ text) => record('compare', engine.compare(text)),
+    keepModel: (/** @type {string} */ text) => engine.keepModel(text),
+    runKept: (/** @type {string} */ command, /** @type {string} */ text, /** @type {number} */ id) =>
+      record(`${command} (kept model)`, engine.runKept(command, text, id)),
+    dropModel: (/** @type {number} */ id) => engine.dropModel(id),
     WorkSession,
   };
   await import('../web/warm-up.js');
   const global = /** @type {any} */ (globalThis);
   await global.ppbWarmUp(recorded, async () => {});
-  // Two rounds of: balances under the model's limit and under one no plan meets, three estimates, a comparison, a search.
-  const round = ['balance', 'balance', 'estimate', 'estimate', 'estimate', 'compare', 'search'];
+  // Two rounds of: balances under the model's limit and under one no plan meets, three estimates, a comparison, an
+  // estimate naming a kept model, a search.
+  const round = ['balance', 'balance', 'estimate', 'estimate', 'estimate', 'compare', 'estimate (kept model)', 'search'];
   assert.deepEqual(answers.map((a) => a.command), [...round, ...round]);
   for (const { command, response } of answers) assert.equal(response.ok, true, `${command}: ${JSON.stringify(response.errors)}`);
   const balances = answers.filter((a) => a.command === 'balance').map((a) => a.response.result.feasible);
   assert.deepEqual(balances, [true, false, true, false]);
+});
+
+test('a model kept once (keepModel, as bytes) is named by later requests, and answers as the request holding it', () => {
+  const { model, ...rest } = JSON.parse(request);
+  const id = engine.keepModel(new TextEncoder().encode(JSON.stringify(model)));
+  try {
+    assert.equal(typeof id, 'number');
+    const restText = JSON.stringify(rest);
+    assert.equal(engine.runKept('estimate', restText, id), engine.estimate(request));
+    const session = new engine.WorkSession('balance', restText, id);
+    try {
+      assert.equal(session.error(), '');
+      while (!JSON.parse(session.step(40)).finished);
+      assert.equal(session.result(false), engine.balance(request));
+    } finally {
+      session.delete();
+    }
+  } finally {
+    assert.equal(engine.dropModel(id), true);
+  }
+  // Dropped: a request naming it is refused with MODEL_NOT_KEPT.
+  const refused = JSON.parse(engine.runKept('estimate', '{}', id));
+  assert.equal(refused.errors[0].code, 'MODEL_NOT_KEPT');
+  assert.equal(engine.dropModel(id), false);
 });

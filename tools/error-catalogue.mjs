@@ -53,6 +53,7 @@ export const unproducible = {
   NOT_FINITE: ['the field', 'a defensive check: a parsed JSON number is always finite (NaN and Infinity are JSON_SYNTAX, 1e400 is JSON_NUMBER_RANGE)'],
   CLUSTER_NOT_DIVISIBLE: ['/training/world_size', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: world_size is not divisible by pp_degree x tp_degree x cp_degree (docs/contract.md, "Cluster result")'],
   DP_NOT_DIVISIBLE_BY_EP: ['/training/ep_degree', 'not an error: a problem in the `cluster` command\'s result (ok true), the rule the search skips a pp_degree by: the experts\' ranks (ep_degree x expert tp) do not divide a stage\'s dp x cp x tp (docs/contract.md, "Cluster result")'],
+  MODEL_NOT_KEPT: ['/model', 'only through the WASM module, which keeps a model read once (keepModel) for the requests that name it by id (the page\'s worker, docs/page.md): a request naming an id no model has (dropped, or never kept), or an import naming one; a CLI request holds its model'],
   TRANSFORMER_MISSING: ['/transformer', 'reported only by the C++ function ppb::transformer_model called without a "transformer" section; every command checks for the section before calling it'],
 };
 
@@ -63,7 +64,7 @@ export const areas = [
    ['COMMAND_UNKNOWN', 'JSON_SYNTAX', 'JSON_NUMBER_RANGE', 'TYPE_MISMATCH', 'REQUIRED', 'NOT_INTEGER', 'NEGATIVE',
     'NOT_FINITE', 'TOO_LARGE', 'OUT_OF_RANGE', 'TOO_LONG', 'UNKNOWN_FIELD']],
   ['Model', 'The ppb.model.v1 layer cost document (`/model`).',
-   ['MODEL_MISSING', 'MODEL_CONFLICT', 'FORMAT_UNKNOWN', 'LAYERS_EMPTY', 'PIN_INVALID', 'PIN_ORDER',
+   ['MODEL_MISSING', 'MODEL_CONFLICT', 'MODEL_NOT_KEPT', 'FORMAT_UNKNOWN', 'LAYERS_EMPTY', 'PIN_INVALID', 'PIN_ORDER',
     'STATIC_MEMORY_FORMS', 'WEIGHT_BACKWARD_EXCEEDS', 'COST_PART_EXCEEDS']],
   ['Training and batch', 'Batch sizes and micro_batch_num (`/training`, `/pipeline/micro_batch_num`).',
    ['BATCH_INVALID', 'BATCH_NOT_DIVISIBLE', 'BATCH_MISMATCH', 'MICRO_BATCH_NUM_MISSING']],

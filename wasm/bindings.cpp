@@ -26,6 +26,13 @@ emscripten::val to_js(const std::string& json) {
 emscripten::val run(const std::string& command, const std::string& request) {
   return to_js(ppb::run_command(command, request).json);
 }
+// A request that names a kept model (keepModel) rather than holding one.
+emscripten::val run_kept(const std::string& command, const std::string& request, int model) {
+  return to_js(ppb::run_command(command, request, model).json);
+}
+// A model document (a ppb.model.v1 document or a request holding one) read once and kept: its id.
+int keep_model(const std::string& document) { return ppb::keep_model(document); }
+bool drop_model(int model) { return ppb::drop_model(model); }
 emscripten::val estimate(const std::string& request) { return run("estimate", request); }
 emscripten::val balance(const std::string& request) { return run("balance", request); }
 emscripten::val search(const std::string& request) { return run("search", request); }
@@ -63,6 +70,11 @@ emscripten::val work_best_so_far(ppb::WorkSession& session) {
 
 EMSCRIPTEN_BINDINGS(ppb) {
   emscripten::function("run", &run);
+  // Kept models: keepModel(document) reads a model once and returns its id; runKept(command, request,
+  // id) and new WorkSession(command, request, id) take requests that name it; dropModel(id) forgets it.
+  emscripten::function("keepModel", &keep_model);
+  emscripten::function("dropModel", &drop_model);
+  emscripten::function("runKept", &run_kept);
   emscripten::function("estimate", &estimate);
   emscripten::function("balance", &balance);
   emscripten::function("search", &search);
@@ -79,6 +91,7 @@ EMSCRIPTEN_BINDINGS(ppb) {
   // error(), step(slice_ms) (the progress JSON), bestSoFar() and result(cancelled), each slice a fresh call.
   emscripten::class_<ppb::WorkSession>("WorkSession")
       .constructor<std::string, std::string>()
+      .constructor<std::string, std::string, int>()
       .function("error", &work_error)
       .function("step", &work_step)
       .function("result", &work_result)

@@ -443,6 +443,8 @@ redrawOnResize();
   get schedules() { return schedulePanel.result ? { request: schedulePanel.request, result: schedulePanel.result } : null; },
   get cancelledCalls() { return engine.cancelledCalls; },
   get modelsSent() { return engine.modelsSent; },
+  /** Files' bytes handed to the engine as they arrived and not yet adopted as a model or dropped. */
+  get offersPending() { return engine.offers.size; },
   get warmUpMs() { return engine.warmUpMs; },
   get lastExport() { return exportPanel.lastExport; },
   get state() { return store.state; },

@@ -3,8 +3,8 @@
 // its next call; a person's first large upload would run its longest call (reading the model) on the baseline code,
 // about three times slower, and a function the warm-up never ran stays there until it has run a while. So once loaded,
 // the worker (worker.js) runs small balances (one where a plan fits, one where none does) of layers with two recompute
-// kinds, estimates under three schedule families (1f1b with its timeline, interleaved_1f1b, zb_h1), a comparison and
-// a few slices of a search, in short pieces, each after `idle()` resolves (a page's call waits at most one piece).
+// kinds, estimates under three schedule families (1f1b with its timeline, interleaved_1f1b, zb_h1), a comparison, an
+// estimate naming a kept model, and a few slices of a search, in short pieces, each after `idle()` resolves (a page's call waits at most one piece).
 // The benchmarks run the same warm-up before a "first call after warm-up" (bench/first-call.mjs, bench/bench-page.mjs).
 //
 // A classic script: the worker loads it with importScripts, the single-file page puts it in the worker's source
@@ -75,6 +75,12 @@
     }
     await idle();
     engine.compare(JSON.stringify(request));
+    // A model kept once and named by a request, as the page sends every model it has read.
+    await idle();
+    const { model, ...rest } = request;
+    const kept = engine.keepModel(JSON.stringify(model));
+    engine.runKept('estimate', JSON.stringify(rest), kept);
+    engine.dropModel(kept);
     await idle();
     await stepped(new engine.WorkSession('search', JSON.stringify(search)), idle, 10);
   }

@@ -9,10 +9,11 @@
 //                                            request is a JSON string
 //   {type: 'start', id, command, request}   long work in slices (a command of `sliced`)
 //   {type: 'cancel', id}                    stop that work between two slices; its result so far is the answer
-//   {type: 'model', ref, bytes}             keep a model document (its JSON text as UTF-8 bytes, a transferred buffer)
-//                                            under ref: the model crosses to the worker once, requests refer to it
+//   {type: 'model', ref, bytes}             keep a model document (its JSON text as UTF-8 bytes, a transferred buffer;
+//                                            a ppb.model.v1 document or a request holding one) under ref: the engine
+//                                            reads it once (its keepModel) and requests name it
 //   {type: 'drop-model', ref}               forget it
-//   A 'call' or 'start' with `model: ref` has a request without its model; the worker puts the kept text in.
+//   A 'call' or 'start' with `model: ref` has a request without its model; the engine takes the kept one.
 // Messages out:
 //   {type: 'ready', version, sliced, schedules, devices, limits} | {type: 'fatal', error}   once; sliced: the commands
 //                                            run in slices; schedules: the engine's schedules() (the chunk counts each
@@ -59,29 +60,41 @@
   let engine = null;
   /** @type {Map<number, {cancelled: boolean}>} sliced calls running, by request id */
   const sessions = new Map();
-  /** @type {Map<number, Uint8Array>} model documents kept (their JSON text as UTF-8 bytes), by the page's reference */
+  /** @type {Map<number, number>} the engine's id of each model kept (its keepModel), by the page's reference: a
+   *  model of 100,000 layers is read once, not again for every request that names it */
   const models = new Map();
+  /** @type {Map<number, Uint8Array>} model documents that came before the engine was ready, kept once it is */
+  const waiting = new Map();
 
   /**
-   * The request the engine gets: the page's request text, or with a kept model, the request's UTF-8 bytes with the
-   * model's put in as its "model" field (bytes joined, not parsed or decoded: the model may be megabytes, and the
-   * module copies bytes into its memory far faster than it encodes a string).
-   * @param {{request: string, model?: number}} message
-   * @returns {string | Uint8Array | null} null when the model referred to is not kept
+   * Has the engine read and keep a model document under the page's reference (replacing one kept under it).
+   * @param {number} ref
+   * @param {Uint8Array} bytes its JSON text as UTF-8
    */
-  function requestOf(message) {
-    if (message.model === undefined) return message.request;
-    const model = models.get(message.model);
-    if (model === undefined) return null;
-    const rest = message.request.trim().slice(1);
-    const encoder = new TextEncoder();
-    const head = encoder.encode('{"model":');
-    const tail = encoder.encode(`${rest.startsWith('}') ? '' : ','}${rest}`);
-    const bytes = new Uint8Array(head.length + model.length + tail.length);
-    bytes.set(head, 0);
-    bytes.set(model, head.length);
-    bytes.set(tail, head.length + model.length);
-    return bytes;
+  function keep(ref, bytes) {
+    const old = models.get(ref);
+    if (old !== undefined) engine.dropModel(old);
+    models.set(ref, engine.keepModel(bytes));
+  }
+
+  /** @param {number} ref */
+  function drop(ref) {
+    waiting.delete(ref);
+    const id = models.get(ref);
+    if (id === undefined) return;
+    models.delete(ref);
+    engine.dropModel(id);
+  }
+
+  /**
+   * The engine's id of the kept model a message names: undefined for a request that holds its model, null when the
+   * model named is not kept.
+   * @param {{model?: number}} message
+   * @returns {number | undefined | null}
+   */
+  function keptModelOf(message) {
+    if (message.model === undefined) return undefined;
+    return models.get(message.model) ?? null;
   }
 
   /** @param {any} message */
@@ -142,14 +155,15 @@
    * and each slice is a fresh call into the module (V8 moves a function to its optimising tier only between calls).
    * @param {number} id
    * @param {string} command
-   * @param {string | Uint8Array} request
+   * @param {string} request
+   * @param {number | undefined} kept the engine's id of the model the request names, if it names one
    */
-  async function runSliced(id, command, request) {
+  async function runSliced(id, command, request, kept) {
     const control = { cancelled: false };
     sessions.set(id, control);
     // The work counts from here: reading a large request is most of it.
     const started = performance.now();
-    const session = new engine.WorkSession(command, request);
+    const session = kept === undefined ? new engine.WorkSession(command, request) : new engine.WorkSession(command, request, kept);
     try {
       const error = session.error();
       if (error) {
@@ -222,6 +236,8 @@
           }
         }
         engine = module;
+        for (const [ref, bytes] of waiting) keep(ref, bytes);
+        waiting.clear();
         sliced = JSON.parse(module.slicedCommands());
         post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced,
           schedules: JSON.parse(module.schedules()).schedules, devices: JSON.parse(module.devicePresets()).devices,
@@ -243,33 +259,45 @@
       return;
     }
     if (message.type === 'model') {
-      models.set(message.ref, message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes));
+      const bytes = message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes);
+      lastCall = Math.max(lastCall, performance.now());
+      if (!engine) {
+        waiting.set(message.ref, bytes);
+        return;
+      }
+      try {
+        keep(message.ref, bytes);
+      } catch (error) {
+        die(null, error);
+      }
       return;
     }
     if (message.type === 'drop-model') {
-      models.delete(message.ref);
+      if (engine) drop(message.ref);
+      else waiting.delete(message.ref);
       return;
     }
     const { id } = message;
     lastCall = Math.max(lastCall, performance.now());
-    const request = message.request === undefined ? '' : requestOf(message);
-    if (request === null) {
-      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-        { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
-      return;
-    }
+    const request = message.request === undefined ? '' : message.request;
     if (!engine) {
       post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
         { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
       return;
     }
+    const kept = keptModelOf(message);
+    if (kept === null) {
+      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+        { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
+      return;
+    }
     if (message.type === 'start' && sliced.includes(message.command)) {
-      runSliced(id, message.command, request).catch((error) => die(id, error));
+      runSliced(id, message.command, request, kept).catch((error) => die(id, error));
       return;
     }
     if (message.type === 'call' && CALLS.has(message.command)) {
       try {
-        post({ type: 'response', id, response: engine[message.command](request) });
+        post({ type: 'response', id, response: kept === undefined ? engine[message.command](request) : engine.runKept(message.command, request, kept) });
       } catch (error) {
         die(id, error);
       }

@@ -76,12 +76,12 @@ TEST(JsonText, DeferredLayersBuildTheSameDocument) {
   for (const std::string other : {R"({"model": {"layers": {"a": {"name": "x"}}}})", R"({"model": [{"layers": [{}]}]})",
                                   R"([{"model": {"layers": [{}]}}])"}) {
     Diagnostics fine;
-    const auto parsed = parse_json_text(other, fine, true);
+    const auto parsed = parse_json_text(other, fine, DeferLayers::model_layers);
     ASSERT_TRUE(parsed) << other;
     EXPECT_EQ(*parsed, json::parse(other)) << other;
   }
   Diagnostics d;
-  const auto deferred = parse_json_text(text, d, true);
+  const auto deferred = parse_json_text(text, d, DeferLayers::model_layers);
   ASSERT_TRUE(deferred) << d.errors().front().message;
   const json& layers = (*deferred)["model"]["layers"];
   ASSERT_EQ(layers.size(), 4u);
@@ -107,7 +107,7 @@ TEST(JsonText, DeferredLayersBuildTheSameDocument) {
 TEST(JsonText, DeferredLayersFallBackWhereAKeyIsEscaped) {
   const std::string text = R"({"model": {"lay\u0065rs": [{"name": "a"}]}})";
   Diagnostics d;
-  const auto parsed = parse_json_text(text, d, true);
+  const auto parsed = parse_json_text(text, d, DeferLayers::model_layers);
   ASSERT_TRUE(parsed);
   EXPECT_TRUE((*parsed)["model"]["layers"][0].is_object());
   EXPECT_EQ(*parsed, json::parse(text));
@@ -120,7 +120,7 @@ TEST(JsonText, DeferredLayersReportFaultsInsideEntries) {
        {R"({"model": {"layers": [{"name": "a",, "count": 1}]}})",
         R"({"model": {"layers": [{"name": "a", "forward_ms": 1e400}]}})", R"({"model": {"layers": [{"name": "a"})"}) {
     Diagnostics deferred, whole;
-    EXPECT_FALSE(parse_json_text(text, deferred, true)) << text;
+    EXPECT_FALSE(parse_json_text(text, deferred, DeferLayers::model_layers)) << text;
     EXPECT_FALSE(parse_json_text(text, whole)) << text;
     ASSERT_EQ(deferred.errors().size(), 1u) << text;
     ASSERT_EQ(whole.errors().size(), 1u) << text;
@@ -128,7 +128,7 @@ TEST(JsonText, DeferredLayersReportFaultsInsideEntries) {
     EXPECT_EQ(deferred.errors()[0].message, whole.errors()[0].message) << text;
   }
   Diagnostics d;
-  parse_json_text(R"({"model": {"layers": [{"name": "a",, "count": 1}]}})", d, true);
+  parse_json_text(R"({"model": {"layers": [{"name": "a",, "count": 1}]}})", d, DeferLayers::model_layers);
   // nlohmann names the byte it stopped at, counted from 1: the second comma is the 36th.
   EXPECT_NE(d.errors()[0].message.find("(byte 36)"), std::string::npos) << d.errors()[0].message;
 }

@@ -162,6 +162,8 @@ test('a model crosses to the worker once: later plans, a search, an export and t
   const before = await sent();
   await upload(page, 'dense-8l.json', dense);
   assert.equal(await sent(), before + 1, 'the uploaded model is sent once');
+  // The file's bytes went to the engine as they arrived and were adopted as the model: none left pending.
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ppb.offersPending), 0);
   await page.fill('#pp-degree', '4');
   await waitForState(page);
   await page.fill('#memory-limit', '9000');
@@ -222,9 +224,11 @@ test('a dropped file over the engine\'s cap on layers shows it is being read, th
   assert.equal(await alert.getAttribute('data-code'), 'LAYER_LIMIT');
   assert.equal(await alert.getAttribute('data-error-path'), '/model/layers');
   assert.match(await alert.textContent() ?? '', /too-large\.json: the model has 100,002 entries, above the cap of 100,000\./);
-  // Refused before it reached the engine: the model in place stays, current, and nothing crossed to the worker.
+  // Refused by the page's own check: the model in place stays, current, and is the only one kept; the file's bytes,
+  // which went to the engine as they arrived, are dropped, not kept as a model.
   const after = await page.evaluate(() => ({ model: /** @type {any} */ (window).__ppb.state.model, sent: /** @type {any} */ (window).__ppb.modelsSent }));
   assert.deepEqual(after, before);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ppb.offersPending), 0);
   assert.equal(await page.locator('#results').getAttribute('data-stale'), 'false');
   assert.equal(await page.locator('#work .work-line').count(), 0);
   assert.deepEqual(await cspViolations(page), []);

@@ -90,7 +90,8 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
  * @typedef {'example' | 'file' | 'paste'} SourceKind
- * @typedef {{text: string, name: string, kind: SourceKind}} Incoming
+ * @typedef {{text: string, name: string, kind: SourceKind, offer?: number | null}} Incoming
+ *   offer: the reference under which the file's bytes went to the engine as they arrived (InputHooks.onBytes)
  * @typedef {'state' | 'sapp' | 'transformer' | 'hf_config' | 'request' | 'model' | 'unknown'} DocumentKind
  */
 
@@ -112,7 +113,8 @@ export function classify(doc) {
 }
 
 /**
- * @typedef {{onReading: (file?: File) => void, onIncoming: (incoming: Incoming) => void, onProblem: (kind: SourceKind, message: string) => void}} InputHooks
+ * @typedef {{onReading: (file?: File) => void, onIncoming: (incoming: Incoming) => void, onProblem: (kind: SourceKind, message: string) => void,
+ *            onBytes?: (bytes: Uint8Array) => number | null}} InputHooks
  * onReading is called as soon as a source starts (before the file is read, with the file), so the page can show it is
  * busy: a large file keeps the page busy for a while (reading, decoding, parsing), so the page draws a frame showing
  * so before it starts.
@@ -148,9 +150,12 @@ export function attachModelInput({ select, file, paste, pasteButton, overlay }, 
     }
     try {
       await nextFrame();
-      const text = decodeUtf8(new Uint8Array(await picked.arrayBuffer()));
+      const bytes = new Uint8Array(await picked.arrayBuffer());
+      // The engine starts on the bytes at once, beside the page's own decoding and parsing.
+      const offer = hooks.onBytes?.(bytes) ?? null;
+      const text = decodeUtf8(bytes);
       performance.mark('ppb:read');
-      hooks.onIncoming({ text, name: picked.name, kind });
+      hooks.onIncoming({ text, name: picked.name, kind, offer });
     } catch (error) {
       hooks.onProblem(kind, `${picked.name} could not be read (${error instanceof Error ? error.message : error}).`);
     }

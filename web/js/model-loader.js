@@ -112,6 +112,7 @@ export class ModelLoader {
         this.readingLine?.done();
         this.readingLine = file ? showPageWork(this.parts.work.box, t('Reading {name} ({size})', { name: file.name, size: mib(file.size / 2 ** 20) })) : null;
       },
+      onBytes: (bytes) => this.parts.engine.offerDocument(bytes),
       onIncoming: (incoming) => { this.read(incoming); },
       onProblem: (kind, message) => {
         this.readingDone();
@@ -296,6 +297,8 @@ export class ModelLoader {
   async read(incoming) {
     const { status, errors, engine, store } = this.parts;
     const read = ++this.reads;
+    // The file's bytes went to the engine as they arrived: adopted below if they hold the model, else forgotten.
+    let offer = incoming.offer ?? null;
     status.setBusy('input', true);
     // The views are out of date from now on: another model is coming.
     status.setComputing(true);
@@ -309,8 +312,12 @@ export class ModelLoader {
       else if (reading.kind === 'state') this.parts.onState(reading.state);
       else if (reading.kind === 'hf_config') await this.importConfig(reading.config, incoming);
       else {
-        // The model crosses to the worker once, as the file's own text where the file is the model.
-        if (reading.text !== null) engine.keepModel(reading.model, reading.text);
+        // The model crosses to the worker once: the file as it arrived where the file holds the model (a model
+        // document or a request; an imported model is the engine's answer, not the file), else the file's own text
+        // where the file is the model.
+        const holds = !reading.checked;
+        if ((holds && offer !== null) || reading.text !== null) engine.keepModel(reading.model, reading.text, holds ? offer : null);
+        if (holds) offer = null;
         const { model, ...rest } = store.state;
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, example: byId('example-select', HTMLSelectElement).value,
@@ -321,6 +328,7 @@ export class ModelLoader {
         this.showImportNotes(reading.warnings);
       }
     } finally {
+      if (offer !== null) engine.dropOffer(offer);
       if (read === this.reads) {
         this.readingDone();
         status.setBusy('input', false);

@@ -45,11 +45,14 @@ export class EngineClient {
     this.loaded = false;
     /** How many calls were cancelled while they ran (a test hook). */
     this.cancelledCalls = 0;
-    /** The models the worker keeps, by object, with their reference and text (the newest last). */
-    /** @type {{model: object, ref: number, text: string}[]} */
+    /** The models the worker keeps, by object, with their reference and their document as UTF-8 (the newest last). */
+    /** @type {{model: object, ref: number, bytes: Uint8Array}[]} */
     this.models = [];
+    /** Documents handed to the worker as they arrived (offerDocument), not yet known to be models, by reference. */
+    /** @type {Map<number, Uint8Array>} */
+    this.offers = new Map();
     this.nextModelRef = 1;
-    /** How many model documents were sent to the worker (a test hook: a model crosses once). */
+    /** How many model documents the worker was given to keep (a test hook: a model crosses once). */
     this.modelsSent = 0;
     /** How long the worker's warm-up after loading took, once it is over (a benchmark hook); null before. */
     /** @type {number | null} */
@@ -67,6 +70,7 @@ export class EngineClient {
     this.worker = worker;
     // A new worker (after a death or a cancel) gets the models the page refers to again.
     for (const kept of this.models) this.postModel(kept, worker);
+    for (const [ref, bytes] of this.offers) this.postModel({ ref, bytes }, worker);
     return new Promise((resolve, reject) => {
       /** @param {any} message */
       const handle = (message) => {
@@ -222,18 +226,51 @@ export class EngineClient {
   }
 
   /**
-   * Hands the worker a model document once, as text, to keep for the calls that refer to it: the file's own text
-   * when the page has it (nothing to serialise), else the model serialised here. The two newest models are kept
-   * (the current one and the one before, which a comparison or a late answer may still use).
-   * @param {object} model the page's model object, which later requests carry
-   * @param {string} [text] its JSON text, when the page has it
+   * Hands the worker a document as it arrives, before the page has parsed it: the engine reads the model in it (a
+   * ppb.model.v1 document, or a request holding one) at once, beside the page's own reading, and the first plan
+   * does not wait for both one after the other. keepModel with the reference returned adopts it once the page
+   * knows the document is a model; dropOffer forgets it otherwise.
+   * @param {Uint8Array} bytes the document's text as UTF-8 (copied: the page goes on reading it)
+   * @returns {number} the reference
    */
-  keepModel(model, text) {
+  offerDocument(bytes) {
+    const ref = this.nextModelRef++;
+    this.offers.set(ref, bytes);
+    this.postModel({ ref, bytes });
+    return ref;
+  }
+
+  /**
+   * The document offered under `ref` is not a model the page uses (another kind, a problem, a newer document came).
+   * @param {number} ref
+   */
+  dropOffer(ref) {
+    if (this.offers.delete(ref)) this.worker?.postMessage({ type: 'drop-model', ref });
+  }
+
+  /**
+   * Hands the worker a model document once, to keep for the calls that refer to it: the document offered as it
+   * arrived (offerDocument), else the file's own text when the page has it (nothing to serialise), else the model
+   * serialised here. The two newest models are kept (the current one and the one before, which a comparison or a
+   * late answer may still use).
+   * @param {object} model the page's model object, which later requests carry
+   * @param {string | null} [text] its JSON text, when the page has it
+   * @param {number | null} [offer] the reference of the document offered that holds it
+   */
+  keepModel(model, text, offer) {
     if (this.models.some((kept) => kept.model === model)) return;
-    const kept = { model, ref: this.nextModelRef++, text: text ?? JSON.stringify(model) };
+    const offered = offer === undefined || offer === null ? undefined : this.offers.get(offer);
+    /** @type {{model: object, ref: number, bytes: Uint8Array}} */
+    let kept;
+    if (offered && offer !== undefined && offer !== null) {
+      this.offers.delete(offer);
+      kept = { model, ref: offer, bytes: offered };
+    } else {
+      kept = { model, ref: this.nextModelRef++, bytes: new TextEncoder().encode(text ?? JSON.stringify(model)) };
+      this.postModel(kept);
+    }
     this.models.push(kept);
     this.modelsSent += 1;
-    this.postModel(kept);
     while (this.models.length > 2) {
       const old = this.models.shift();
       if (old) this.worker?.postMessage({ type: 'drop-model', ref: old.ref });
@@ -241,13 +278,14 @@ export class EngineClient {
   }
 
   /**
-   * Sends a model's text to the worker as UTF-8 bytes in a transferred buffer: copying a string of many megabytes
-   * into a message takes the page a while, handing over a buffer does not (the worker decodes it).
-   * @param {{ref: number, text: string}} kept
+   * Sends a document to the worker as UTF-8 bytes in a transferred buffer (a copy: the page keeps its own for a
+   * worker started later): copying a string of many megabytes into a message takes the page a while, handing over a
+   * buffer does not.
+   * @param {{ref: number, bytes: Uint8Array}} kept
    * @param {Worker | null} [worker]
    */
   postModel(kept, worker = this.worker) {
-    const bytes = new TextEncoder().encode(kept.text);
+    const bytes = kept.bytes.slice();
     worker?.postMessage({ type: 'model', ref: kept.ref, bytes }, [bytes.buffer]);
   }
 

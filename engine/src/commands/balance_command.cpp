@@ -249,10 +249,11 @@ struct BalanceSession::Impl {
   detail::RequestClock clock;
 };
 
-BalanceSession::BalanceSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
+BalanceSession::BalanceSession(std::string_view request_json, std::optional<KeptModelId> model)
+    : impl_(std::make_unique<Impl>()) {
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    auto document = detail::read_request_text(request_json, impl_->in.diagnostics);
+    auto document = detail::read_request_text(request_json, impl_->in.diagnostics, true, model);
     if (!document || !detail::read_balance_request(*document, impl_->in)) {
       impl_->error = detail::invalid(impl_->in.diagnostics);
       return;

@@ -25,8 +25,11 @@ CommandOutput invalid(const Diagnostics& diagnostics);
 // device.preset's figures filled in (device_presets.hpp): how every command reads its request.
 // defer_model_layers: the entries of /model/layers stay text until the model reader builds each
 // (parse_json_text); every command but import, which writes the model back out.
+// With a kept model (kept_models.hpp), "model" names it: the kept text's own problems are the
+// answer, as they would be in the request's text, and an id no model has is MODEL_NOT_KEPT.
 std::optional<nlohmann::json> read_request_text(std::string_view text, Diagnostics& diagnostics,
-                                                bool defer_model_layers = true);
+                                                bool defer_model_layers = true,
+                                                std::optional<KeptModelId> model = std::nullopt);
 // When the request arrived: a command with a time budget (balance, search) counts the time spent
 // reading the request against it, so that the budget covers the whole command.
 class RequestClock {

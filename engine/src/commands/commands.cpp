@@ -33,8 +33,23 @@ CommandOutput ok_response(const std::string& command, json result, const Diagnos
   return {json_text(out), 0};
 }
 
-std::optional<json> read_request_text(std::string_view text, Diagnostics& d, bool defer_model_layers) {
-  auto document = parse_json_text(text, d, defer_model_layers);
+std::optional<json> read_request_text(std::string_view text, Diagnostics& d, bool defer_model_layers,
+                                      std::optional<KeptModelId> model) {
+  if (model) {
+    const auto kept = find_kept_model(*model);
+    if (!kept) {
+      d.error("MODEL_NOT_KEPT", "/model",
+              "the engine keeps no model with id " + std::to_string(*model) +
+                  " (dropped, or never kept); keep the model again.");
+      return std::nullopt;
+    }
+    if (!kept->text_problems.ok()) {  // as a fault in the model's text within the request's would be
+      d.add_all(kept->text_problems);
+      return std::nullopt;
+    }
+  }
+  auto document = parse_json_text(text, d, defer_model_layers ? DeferLayers::model_layers : DeferLayers::none);
+  if (document && model && document->is_object()) (*document)["model"] = kept_model_marker(*model);
   if (document) apply_device_preset(*document, d);
   if (!d.ok()) return std::nullopt;
   return document;
@@ -48,7 +63,9 @@ CommandOutput invalid(const Diagnostics& d) {
 
 }  // namespace detail
 
-CommandOutput run_command(std::string_view command, std::string_view request_json) {
+namespace {
+
+CommandOutput run_any(std::string_view command, std::string_view request_json, std::optional<KeptModelId> model) {
   try {
     const detail::RequestClock clock;
     static const std::map<std::string, std::function<CommandOutput(json, const detail::RequestClock&)>, std::less<>>
@@ -71,12 +88,27 @@ CommandOutput run_command(std::string_view command, std::string_view request_jso
     }
     // Size, nesting depth and value count are checked before parsing (limits.hpp).
     Diagnostics d;
-    auto document = detail::read_request_text(request_json, d, command != "import");
+    if (model && command == "import") {
+      d.error("MODEL_NOT_KEPT", "/model",
+              "import writes its document back out and takes no kept model; send the document in the request.");
+      return detail::invalid(d);
+    }
+    auto document = detail::read_request_text(request_json, d, command != "import", model);
     if (!document) return detail::invalid(d);
     return it->second(std::move(*document), clock);
   } catch (...) {
     return failure_output(std::current_exception());
   }
+}
+
+}  // namespace
+
+CommandOutput run_command(std::string_view command, std::string_view request_json) {
+  return run_any(command, request_json, std::nullopt);
+}
+
+CommandOutput run_command(std::string_view command, std::string_view request_json, KeptModelId model) {
+  return run_any(command, request_json, model);
 }
 
 CommandOutput failure_output(std::exception_ptr failure) {

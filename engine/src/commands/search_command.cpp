@@ -18,11 +18,12 @@ struct SearchSession::Impl {
   std::optional<Search> search;
 };
 
-SearchSession::SearchSession(std::string_view request_json) : impl_(std::make_unique<Impl>()) {
+SearchSession::SearchSession(std::string_view request_json, std::optional<KeptModelId> model)
+    : impl_(std::make_unique<Impl>()) {
   const detail::RequestClock clock;
   try {
     // The same checked parse as every other command: size, depth, value count, number range.
-    auto document = detail::read_request_text(request_json, impl_->diagnostics);
+    auto document = detail::read_request_text(request_json, impl_->diagnostics, true, model);
     if (!document) {
       impl_->error = detail::invalid(impl_->diagnostics);
       return;

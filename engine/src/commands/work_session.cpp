@@ -22,11 +22,12 @@ const std::vector<std::string>& WorkSession::sliced_commands() {
   return commands;
 }
 
-WorkSession::WorkSession(std::string_view command, std::string_view request_json) : impl_(std::make_unique<Impl>()) {
+WorkSession::WorkSession(std::string_view command, std::string_view request_json, std::optional<KeptModelId> model)
+    : impl_(std::make_unique<Impl>()) {
   if (command == "balance") {
-    impl_->balance = std::make_unique<BalanceSession>(request_json);
+    impl_->balance = std::make_unique<BalanceSession>(request_json, model);
   } else if (command == "search") {
-    impl_->search = std::make_unique<SearchSession>(request_json);
+    impl_->search = std::make_unique<SearchSession>(request_json, model);
   } else {
     nlohmann::json out = {{"ok", false},
                           {"errors",

@@ -114,31 +114,32 @@ std::string json_text(const json& value) {
 
 namespace {
 
-// What a key at the top two levels of a request names: the way to /model/layers.
+// What a key at the top two levels of a document names: the way to /model/layers or /layers.
 enum class Key : char { other, model, layers };
 
 Key key_named(std::string_view key, std::size_t depth) {
   if (depth == 1 && key == "model") return Key::model;
-  if (depth == 2 && key == "layers") return Key::layers;
+  if ((depth == 1 || depth == 2) && key == "layers") return Key::layers;
   return Key::other;
 }
 
-// The byte spans of the objects in /model/layers, found by the pass over the text before the parse.
+// The byte spans of the objects in the layer lists deferred, found by the pass over the text before
+// the parse, in the order of the text.
 struct LayerSpans {
   std::vector<std::pair<std::size_t, std::size_t>> spans;  // [first byte, last byte]
   bool usable = true;  // false where a key on the way is escaped, which this pass does not decode
 };
 
 // Builds the document as json::parse does (nlohmann's own DOM builder underneath), except that each
-// object in /model/layers is kept as its text (a JSON binary value, which no JSON text can hold)
-// rather than built: read_deferred() parses one when the model reader comes to it. A profiler's file
-// of 100,000 layer entries built whole is about 1.2 million map nodes alive at once; checked here
-// and built one entry at a time by the reader, parsing and reading it took 0.7-1.0 s instead of
-// 1.0-1.1 s (native, fresh process, 15 MiB). Each entry is lexed twice (here, and when built).
+// object in /model/layers (and with DeferLayers::any_layers, in /layers) is kept as its text (a JSON binary value,
+// which no JSON text can hold) rather than built: read_deferred() parses one when the model reader comes to it. A
+// profiler's file of 100,000 layer entries built whole is about 1.2 million map nodes alive at once; checked here and
+// built one entry at a time by the reader, parsing and reading it took 0.7-1.0 s instead of 1.0-1.1 s (native, fresh
+// process, 15 MiB). Each entry is lexed twice (here, and when built).
 class LayerDeferringParser {
  public:
-  LayerDeferringParser(json& result, std::string_view text, const LayerSpans& layers)
-      : dom_(result), text_(text), layers_(layers) {}
+  LayerDeferringParser(json& result, std::string_view text, const LayerSpans& layers, bool document_layers)
+      : dom_(result), text_(text), layers_(layers), document_layers_(document_layers) {}
 
   bool null() { return skipping_ > 0 || dom_.null(); }
   bool boolean(bool value) { return skipping_ > 0 || dom_.boolean(value); }
@@ -194,13 +195,16 @@ class LayerDeferringParser {
 
  private:
   // Inside the array at /model/layers: an object whose key is "model", an object whose key is
-  // "layers", an array.
+  // "layers", an array. Or, where asked, inside the array at /layers.
   [[nodiscard]] bool in_layers() const {
+    if (document_layers_ && frames_.size() == 2 && !frames_[0].array && frames_[0].key == Key::layers &&
+        frames_[1].array)
+      return true;
     return frames_.size() == 3 && !frames_[0].array && frames_[0].key == Key::model && !frames_[1].array &&
            frames_[1].key == Key::layers && frames_[2].array;
   }
   bool kept_as_text() {
-    if (next_ >= layers_.spans.size()) throw std::logic_error("a /model/layers entry the pass over the text missed");
+    if (next_ >= layers_.spans.size()) throw std::logic_error("a layer entry the pass over the text missed");
     const auto [first, last] = layers_.spans[next_++];
     json::binary_t text(std::vector<std::uint8_t>(text_.begin() + static_cast<std::ptrdiff_t>(first),
                                                   text_.begin() + static_cast<std::ptrdiff_t>(last) + 1));
@@ -210,19 +214,20 @@ class LayerDeferringParser {
   nlohmann::detail::json_sax_dom_parser<json> dom_;
   std::string_view text_;
   const LayerSpans& layers_;
+  bool document_layers_;
   // Per open container: an array or not, and the key its current value sits under (other in an array).
   struct Frame {
     Key key;
     bool array;
   };
   std::vector<Frame> frames_;
-  int skipping_ = 0;  // the depth inside a /model/layers object being kept as text
+  int skipping_ = 0;  // the depth inside a layer entry being kept as text
   std::size_t next_ = 0;
 };
 
 }  // namespace
 
-std::optional<json> parse_json_text(std::string_view text, Diagnostics& d, bool defer_model_layers) {
+std::optional<json> parse_json_text(std::string_view text, Diagnostics& d, DeferLayers defer) {
   if (static_cast<std::int64_t>(text.size()) > limits::max_input_bytes) {
     d.error("INPUT_TOO_LARGE", "",
             "the request has more than " + std::to_string(limits::max_input_bytes) + " bytes (64 MiB), the cap (" +
@@ -231,19 +236,21 @@ std::optional<json> parse_json_text(std::string_view text, Diagnostics& d, bool 
   }
   // One pass over the text before the parser allocates anything: nesting depth and the number of
   // values (opening brackets and commas outside strings), and where asked, the spans of the objects
-  // in /model/layers. Syntax is left to the parser.
+  // in /model/layers (and /layers). Syntax is left to the parser.
   int depth = 0;
   std::int64_t values = 1;
   bool in_string = false, escaped = false;
   // For the spans: per depth up to 4 (/model/layers/N), the container's bracket, whether a key comes
   // next, and the key its current value sits under.
   LayerSpans layers;
-  layers.usable = defer_model_layers;
+  layers.usable = defer != DeferLayers::none;
+  const bool document_layers = defer == DeferLayers::any_layers;
   std::array<char, 5> bracket{};
   std::array<bool, 5> expect_key{};
   std::array<Key, 5> key{};
   bool string_is_key = false;
   std::size_t string_start = 0, entry_start = 0;
+  int entry_depth = 0;  // the depth of the layer entry being passed over (4: /model/layers/N, 3: /layers/N), or 0
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
@@ -282,15 +289,21 @@ std::optional<json> parse_json_text(std::string_view text, Diagnostics& d, bool 
           bracket[at] = c;
           expect_key[at] = c == '{';
           key[at] = Key::other;
-          if (depth == 4 && c == '{' && bracket[1] == '{' && key[1] == Key::model && bracket[2] == '{' &&
-              key[2] == Key::layers && bracket[3] == '[')
+          if (c == '{' && bracket[1] == '{' &&
+              ((depth == 4 && key[1] == Key::model && bracket[2] == '{' && key[2] == Key::layers &&
+                bracket[3] == '[') ||
+               (document_layers && depth == 3 && key[1] == Key::layers && bracket[2] == '['))) {
             entry_start = i;
+            entry_depth = depth;
+          }
         }
         break;
       case ']':
       case '}':
-        if (depth == 4 && c == '}' && entry_start > 0 && layers.usable) layers.spans.emplace_back(entry_start, i);
-        if (depth == 4) entry_start = 0;
+        if (entry_depth > 0 && depth == entry_depth) {
+          if (c == '}' && layers.usable) layers.spans.emplace_back(entry_start, i);
+          entry_depth = 0;
+        }
         if (depth > 0) --depth;
         break;
       case ',':
@@ -310,9 +323,9 @@ std::optional<json> parse_json_text(std::string_view text, Diagnostics& d, bool 
   try {
     if (!layers.usable) return json::parse(text.begin(), text.end());
     json document;
-    LayerDeferringParser parser(document, text, layers);
+    LayerDeferringParser parser(document, text, layers, document_layers);
     json::sax_parse(text.begin(), text.end(), &parser);
-    if (!parser.all_kept()) throw std::logic_error("a /model/layers entry the parse did not meet");
+    if (!parser.all_kept()) throw std::logic_error("a layer entry the parse did not meet");
     return document;
   } catch (const json::parse_error& e) {
     const std::string what = e.what();

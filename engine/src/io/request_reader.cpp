@@ -9,6 +9,7 @@
 #include "core/message_text.hpp"
 #include "model/training_state.hpp"
 #include "ppb/core/limits.hpp"
+#include "ppb/io/kept_models.hpp"
 #include "ppb/io/model_reader.hpp"
 #include "ppb/model/transformer.hpp"
 #include "ppb/plan/megatron_layout.hpp"
@@ -68,6 +69,12 @@ void read_model(const json& document, FieldReader& top, Request& request, Docume
   if (model && transformer) {
     d.error("MODEL_CONFLICT", "/transformer",
             "give either a model (layer costs) or a transformer description, not both.");
+  } else if (const auto kept = model ? kept_model_named(*model) : nullptr) {
+    // Read once before (kept_models.hpp): its model, and what reading it reported, as if read here.
+    d.add_all(kept->read_problems);
+    request.model = kept->parsed.model;
+    request.unread.layers = !kept->parsed.layers_known;
+    document_bytes = {kept->parsed.bytes_per_param, kept->parsed.expert_bytes_per_param};
   } else if (model) {
     ParsedModel parsed = parse_model(*model, "/model", request.training.bytes_per_param, d);
     request.model = std::move(parsed.model);

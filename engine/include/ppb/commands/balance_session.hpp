@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "ppb/balance/balance.hpp"
@@ -20,8 +21,9 @@ namespace ppb {
 
 class BalanceSession {
  public:
-  // Reads and checks the request; error() tells whether it can run.
-  explicit BalanceSession(std::string_view request_json);
+  // Reads and checks the request; error() tells whether it can run. With `model`, the request names
+  // that kept model (kept_models.hpp) instead of holding one, as run_command's.
+  explicit BalanceSession(std::string_view request_json, std::optional<KeptModelId> model = std::nullopt);
   ~BalanceSession();
   BalanceSession(const BalanceSession&) = delete;
   BalanceSession& operator=(const BalanceSession&) = delete;

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "ppb/io/kept_models.hpp"
 
 namespace ppb {
 
@@ -14,6 +17,11 @@ struct CommandOutput {
 };
 
 CommandOutput run_command(std::string_view command, std::string_view request_json);
+// The command on a request that names a kept model (kept_models.hpp) rather than holding one: the
+// answer run_command gives the request with that document's model in "model" (any "model" of
+// `request_json` is replaced). MODEL_NOT_KEPT when no model has the id; import, which writes its
+// document back out, takes none.
+CommandOutput run_command(std::string_view command, std::string_view request_json, KeptModelId model);
 
 // The contract's answer to an exception that escaped a command (a broken invariant): OUT_OF_MEMORY
 // for std::bad_alloc, INTERNAL for anything else, exit status 1 either way.

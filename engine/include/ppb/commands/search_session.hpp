@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "ppb/commands/commands.hpp"
@@ -13,8 +14,9 @@ namespace ppb {
 
 class SearchSession {
  public:
-  // Reads and checks the request; error() tells whether it can run.
-  explicit SearchSession(std::string_view request_json);
+  // Reads and checks the request; error() tells whether it can run. With `model`, the request names
+  // that kept model (kept_models.hpp) instead of holding one, as run_command's.
+  explicit SearchSession(std::string_view request_json, std::optional<KeptModelId> model = std::nullopt);
   // A session over a search stated in C++, answering in the same JSON.
   explicit SearchSession(Search search);
   ~SearchSession();

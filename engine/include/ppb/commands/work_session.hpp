@@ -30,8 +30,9 @@ struct WorkStep {
 class WorkSession {
  public:
   // Reads and checks the request of `command`; error() tells whether it can run. A command that does
-  // not run in slices is an error (COMMAND_UNKNOWN, exit status 2) naming the ones that do.
-  WorkSession(std::string_view command, std::string_view request_json);
+  // not run in slices is an error (COMMAND_UNKNOWN, exit status 2) naming the ones that do. With
+  // `model`, the request names that kept model (kept_models.hpp) instead of holding one.
+  WorkSession(std::string_view command, std::string_view request_json, std::optional<KeptModelId> model = std::nullopt);
   ~WorkSession();
   WorkSession(const WorkSession&) = delete;
   WorkSession& operator=(const WorkSession&) = delete;

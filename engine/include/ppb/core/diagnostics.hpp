@@ -27,6 +27,12 @@ class Diagnostics {
   // request with 100,000 bad entries gets a readable answer in linear time.
   void error(std::string code, std::string path, std::string message) { errors_.add(code, path, message); }
   void warning(std::string code, std::string path, std::string message) { warnings_.add(code, path, message); }
+  // Every problem of `other` in its order, as if each had been reported here (its unlisted ones
+  // counted): what a reader kept from earlier says in a later request.
+  void add_all(const Diagnostics& other) {
+    errors_.add_all(other.errors_);
+    warnings_.add_all(other.warnings_);
+  }
   [[nodiscard]] bool ok() const { return errors_.listed.empty(); }
   [[nodiscard]] const std::vector<Diagnostic>& errors() const { return errors_.listed; }
   [[nodiscard]] const std::vector<Diagnostic>& warnings() const { return warnings_.listed; }
@@ -48,6 +54,10 @@ class Diagnostics {
       }
       seen.emplace(code, path);
       listed.push_back({std::move(code), std::move(path), std::move(message)});
+    }
+    void add_all(const List& other) {
+      for (Diagnostic copy : other.listed) add(copy.code, copy.path, copy.message);
+      unlisted += other.unlisted;
     }
   };
 

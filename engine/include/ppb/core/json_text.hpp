@@ -17,12 +17,17 @@ namespace ppb {
 // JSON_NUMBER_RANGE. Returns nothing after reporting the problem.
 //   Diagnostics d;
 //   if (auto document = parse_json_text(R"({"model": {}})", d)) { ... }
-// With defer_model_layers, each object in /model/layers stays its text (checked, not built) until
-// read_deferred() builds it: what a reader that takes the entries one by one and keeps nothing of
-// them (the model reader) wants of a profiler's file of 100,000 entries. Only for commands that do
-// not write the document back out.
+// With `defer`, each object in a layer list stays its text (checked, not built) until read_deferred()
+// builds it: what a reader that takes the entries one by one and keeps nothing of them (the model
+// reader) wants of a profiler's file of 100,000 entries. Only for readers that do not write the
+// document back out.
+enum class DeferLayers : char {
+  none,
+  model_layers,  // the objects in /model/layers: a request
+  any_layers,    // those and the objects in /layers: a document that is a model or a request holding one
+};
 std::optional<nlohmann::json> parse_json_text(std::string_view text, Diagnostics& diagnostics,
-                                              bool defer_model_layers = false);
+                                              DeferLayers defer = DeferLayers::none);
 
 // A value as parse_json_text gave it: an entry it kept as text is parsed into `storage` and that is
 // returned; any other value is returned as it is.
