@@ -38,7 +38,8 @@ std::string spliced(const std::string& model_text, const json& rest) {
 // longer than the backward (an error), with a pinned embedding and head.
 std::string small_model(bool broken) {
   json layers = json::array();
-  layers.push_back({{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 1}, {"static_mib", 500}, {"colour", "red"}});
+  layers.push_back(
+      {{"name", "embedding"}, {"pin", "first"}, {"forward_ms", 1}, {"static_mib", 500}, {"colour", "red"}});
   layers.push_back({{"name", "decoder"},
                     {"count", 12},
                     {"forward_ms", 2},
@@ -63,7 +64,8 @@ TEST(KeptModels, AnswerAsTheRequestHoldingTheModelForEveryCommand) {
       json rest = kRest;
       if (command == "export") rest["export"] = {{"to", "megatron"}};
       if (command == "search") rest["search"] = search;
-      if (command == "cluster") rest["training"] = {{"world_size", 64}, {"global_batch_size", 64}, {"micro_batch_size", 1}};
+      if (command == "cluster")
+        rest["training"] = {{"world_size", 64}, {"global_batch_size", 64}, {"micro_batch_size", 1}};
       const CommandOutput held = run_command(command, spliced(model, rest));
       const CommandOutput named = run_command(command, rest.dump(), id);
       EXPECT_EQ(named.exit_code, held.exit_code) << command;

@@ -70,7 +70,8 @@ std::shared_ptr<const KeptModel> find_kept_model(KeptModelId id) {
 
 json kept_model_marker(KeptModelId id) {
   std::vector<std::uint8_t> bytes(sizeof id);
-  for (std::size_t i = 0; i < sizeof id; ++i) bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(id) >> (8 * i));
+  for (std::size_t i = 0; i < sizeof id; ++i)
+    bytes[i] = static_cast<std::uint8_t>(static_cast<std::uint32_t>(id) >> (8 * i));
   return json::binary(std::move(bytes), kMarkerSubtype);
 }
 
