@@ -18,17 +18,41 @@ namespace {
 
 // Values of every kind a field may meet: in range, out of range, at the edges, of another type, and
 // numbers written every way JSON allows.
-const std::vector<std::string> kNumbers = {
-    "0",      "-0",   "1",    "2.5",  "1e3",   "1E-2",   "0.000001", "123456789012", "1000000000000", "1000000000001",
-    "-1",     "-0.5", "3.25", "7e-1", "2e12",  "1e20",   "1e21",     "2e21",         "18446744073709551616",
-    "4.0",    "8",    "16",   "64",   "0.125", "\"3\"",  "true",     "null",         "[1]",
-    "{\"a\": 1}"};
-const std::vector<std::string> kStrings = {"\"decoder\"", "\"d\\u0065c\"", "\"\"", "\"first\"", "\"last\"", "\"middle\"",
-                                           "\"\xc3\xa9t\xc3\xa9\"", "3", "null", "[\"x\"]"};
+const std::vector<std::string> kNumbers = {"0",
+                                           "-0",
+                                           "1",
+                                           "2.5",
+                                           "1e3",
+                                           "1E-2",
+                                           "0.000001",
+                                           "123456789012",
+                                           "1000000000000",
+                                           "1000000000001",
+                                           "-1",
+                                           "-0.5",
+                                           "3.25",
+                                           "7e-1",
+                                           "2e12",
+                                           "1e20",
+                                           "1e21",
+                                           "2e21",
+                                           "18446744073709551616",
+                                           "4.0",
+                                           "8",
+                                           "16",
+                                           "64",
+                                           "0.125",
+                                           "\"3\"",
+                                           "true",
+                                           "null",
+                                           "[1]",
+                                           "{\"a\": 1}"};
+const std::vector<std::string> kStrings = {"\"decoder\"", "\"d\\u0065c\"",         "\"\"", "\"first\"", "\"last\"",
+                                           "\"middle\"",  "\"\xc3\xa9t\xc3\xa9\"", "3",    "null",      "[\"x\"]"};
 const std::vector<std::string> kNumericFields = {
-    "forward_ms",    "backward_ms",    "weight_backward_ms", "params",         "expert_params",
-    "weights_mib",   "grads_mib",      "optimizer_mib",      "static_mib",     "activation_mib",
-    "send_mib",      "weight_activation_mib", "flops",       "forward_comm_ms", "backward_comm_ms"};
+    "forward_ms", "backward_ms",     "weight_backward_ms", "params",         "expert_params", "weights_mib",
+    "grads_mib",  "optimizer_mib",   "static_mib",         "activation_mib", "send_mib",      "weight_activation_mib",
+    "flops",      "forward_comm_ms", "backward_comm_ms"};
 
 class EntryMaker {
  public:
@@ -76,7 +100,8 @@ class EntryMaker {
     members.push_back(member("name", chance(0.9) ? "\"decoder\"" : pick(kStrings)));
     if (chance(0.95)) members.push_back(member("forward_ms", chance(0.85) ? plain_number() : pick(kNumbers)));
     for (const std::string& field : kNumericFields)
-      if (field != "forward_ms" && chance(0.25)) members.push_back(member(field, chance(0.8) ? plain_number() : pick(kNumbers)));
+      if (field != "forward_ms" && chance(0.25))
+        members.push_back(member(field, chance(0.8) ? plain_number() : pick(kNumbers)));
     if (chance(0.2)) members.push_back(member("kind", pick(kStrings)));
     if (chance(0.1)) members.push_back(member("pin", pick(kStrings)));
     if (chance(0.5)) members.push_back(member("recompute", recompute()));
@@ -144,14 +169,19 @@ void expect_same_layer(const Layer& a, const Layer& b, const std::string& where)
   EXPECT_EQ(a.kind, b.kind) << where;
   EXPECT_EQ(a.pin, b.pin) << where;
   EXPECT_EQ(a.entry, b.entry) << where;
-  for (const auto& [x, y] : std::vector<std::pair<double, double>>{
-           {a.forward_ms, b.forward_ms},         {a.backward_ms, b.backward_ms},
-           {a.weight_backward_ms, b.weight_backward_ms}, {a.params, b.params},
-           {a.expert_params, b.expert_params},   {a.weights_mib, b.weights_mib},
-           {a.grads_mib, b.grads_mib},           {a.optimizer_mib, b.optimizer_mib},
-           {a.other_static_mib, b.other_static_mib}, {a.activation_mib, b.activation_mib},
-           {a.forward_comm_ms, b.forward_comm_ms}, {a.backward_comm_ms, b.backward_comm_ms},
-           {a.send_mib, b.send_mib}}) {
+  for (const auto& [x, y] : std::vector<std::pair<double, double>>{{a.forward_ms, b.forward_ms},
+                                                                   {a.backward_ms, b.backward_ms},
+                                                                   {a.weight_backward_ms, b.weight_backward_ms},
+                                                                   {a.params, b.params},
+                                                                   {a.expert_params, b.expert_params},
+                                                                   {a.weights_mib, b.weights_mib},
+                                                                   {a.grads_mib, b.grads_mib},
+                                                                   {a.optimizer_mib, b.optimizer_mib},
+                                                                   {a.other_static_mib, b.other_static_mib},
+                                                                   {a.activation_mib, b.activation_mib},
+                                                                   {a.forward_comm_ms, b.forward_comm_ms},
+                                                                   {a.backward_comm_ms, b.backward_comm_ms},
+                                                                   {a.send_mib, b.send_mib}}) {
     EXPECT_EQ(x, y) << where;
     EXPECT_EQ(std::signbit(x), std::signbit(y)) << where;
   }
@@ -197,7 +227,8 @@ TEST(PlainEntries, ReadAsTheirJsonObjectsAre) {
     EXPECT_EQ(a.model.pinned_first, b.model.pinned_first) << where;
     EXPECT_EQ(a.model.pinned_last, b.model.pinned_last) << where;
     ASSERT_EQ(a.model.layers.size(), b.model.layers.size()) << where;
-    for (std::size_t i = 0; i < a.model.layers.size(); ++i) expect_same_layer(a.model.layers[i], b.model.layers[i], where);
+    for (std::size_t i = 0; i < a.model.layers.size(); ++i)
+      expect_same_layer(a.model.layers[i], b.model.layers[i], where);
     if (read_whole_d.ok() && read_whole_d.warnings().empty()) ++plain_models;
     if (::testing::Test::HasFailure()) return;
   }

@@ -65,7 +65,7 @@ CommandOutput invalid(const Diagnostics& d) {
 
 namespace {
 
-CommandOutput run_any(std::string_view command, std::string_view request_json, std::optional<KeptModelId> model) {
+CommandOutput dispatch(std::string_view command, std::string_view request_json, std::optional<KeptModelId> model) {
   try {
     const detail::RequestClock clock;
     static const std::map<std::string, std::function<CommandOutput(json, const detail::RequestClock&)>, std::less<>>
@@ -104,11 +104,11 @@ CommandOutput run_any(std::string_view command, std::string_view request_json, s
 }  // namespace
 
 CommandOutput run_command(std::string_view command, std::string_view request_json) {
-  return run_any(command, request_json, std::nullopt);
+  return dispatch(command, request_json, std::nullopt);
 }
 
 CommandOutput run_command(std::string_view command, std::string_view request_json, KeptModelId model) {
-  return run_any(command, request_json, model);
+  return dispatch(command, request_json, model);
 }
 
 CommandOutput failure_output(std::exception_ptr failure) {
