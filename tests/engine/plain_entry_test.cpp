@@ -84,14 +84,7 @@ class EntryMaker {
       options += '}';
       members.push_back(member("recompute", options));
     }
-    std::shuffle(members.begin(), members.end(), random_);
-    std::string text = "{";
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (i) text += ',';
-      text += space();
-      text += members[i];
-    }
-    return text += '}';
+    return object_of(members);
   }
 
   std::string entry() {
@@ -110,6 +103,12 @@ class EntryMaker {
     if (chance(0.03)) members.push_back(member("colour", "\"red\""));
     if (chance(0.03)) members.push_back(members[random_() % members.size()]);  // a field twice
     if (chance(0.02)) members.push_back(member(std::string(1001, 'n'), "1"));
+    return object_of(members);
+  }
+
+ private:
+  // The members in a shuffled order, with white space between them.
+  std::string object_of(std::vector<std::string> members) {
     std::shuffle(members.begin(), members.end(), random_);
     std::string text = "{";
     for (std::size_t i = 0; i < members.size(); ++i) {
@@ -120,8 +119,6 @@ class EntryMaker {
     text += space();
     return text += '}';
   }
-
- private:
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(random_) < p; }
   std::string pick(const std::vector<std::string>& from) { return from[random_() % from.size()]; }
   std::string space() { return pick({"", "", " ", "\n  ", "\t"}); }
