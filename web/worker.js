@@ -236,7 +236,12 @@
           }
         }
         engine = module;
-        for (const [ref, bytes] of waiting) keep(ref, bytes);
+        try {
+          for (const [ref, bytes] of waiting) keep(ref, bytes);
+        } catch (error) {
+          die(null, error);
+          return;
+        }
         waiting.clear();
         sliced = JSON.parse(module.slicedCommands());
         post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced,

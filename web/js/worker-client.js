@@ -258,7 +258,10 @@ export class EngineClient {
    * @param {number | null} [offer] the reference of the document offered that holds it
    */
   keepModel(model, text, offer) {
-    if (this.models.some((kept) => kept.model === model)) return;
+    if (this.models.some((kept) => kept.model === model)) {
+      if (offer !== undefined && offer !== null) this.dropOffer(offer);
+      return;
+    }
     const offered = offer === undefined || offer === null ? undefined : this.offers.get(offer);
     /** @type {{model: object, ref: number, bytes: Uint8Array}} */
     let kept;
