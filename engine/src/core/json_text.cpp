@@ -132,10 +132,10 @@ struct LayerSpans {
 
 // Builds the document as json::parse does (nlohmann's own DOM builder underneath), except that each
 // object in /model/layers (and with DeferLayers::any_layers, in /layers) is kept as its text (a JSON binary value,
-// which no JSON text can hold) rather than built: read_deferred() parses one when the model reader comes to it. A
-// profiler's file of 100,000 layer entries built whole is about 1.2 million map nodes alive at once; checked here and
-// built one entry at a time by the reader, parsing and reading it took 0.7-1.0 s instead of 1.0-1.1 s (native, fresh
-// process, 15 MiB). Each entry is lexed twice (here, and when built).
+// which no JSON text can hold) rather than built: the model reader reads a plain entry straight from that text
+// (io/plain_entry.hpp) and has read_deferred() parse any other. A profiler's file of 100,000 layer entries built whole
+// is about 1.2 million map nodes alive at once, and took 1.0-1.1 s to parse and read; checked here and read one entry
+// at a time, 0.17-0.35 s (native, 15 MiB, keep_model).
 class LayerDeferringParser {
  public:
   LayerDeferringParser(json& result, std::string_view text, const LayerSpans& layers, bool document_layers)
