@@ -77,7 +77,10 @@
     models.set(ref, engine.keepModel(bytes));
   }
 
-  /** @param {number} ref */
+  /**
+   * Forgets the model kept (or waiting for the engine) under the page's reference.
+   * @param {number} ref
+   */
   function drop(ref) {
     waiting.delete(ref);
     const id = models.get(ref);
@@ -278,8 +281,7 @@
       return;
     }
     if (message.type === 'drop-model') {
-      if (engine) drop(message.ref);
-      else waiting.delete(message.ref);
+      drop(message.ref);
       return;
     }
     const { id } = message;

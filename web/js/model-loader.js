@@ -313,11 +313,12 @@ export class ModelLoader {
       else if (reading.kind === 'hf_config') await this.importConfig(reading.config, incoming);
       else {
         // The model crosses to the worker once: the file as it arrived where the file holds the model (a model
-        // document or a request; an imported model is the engine's answer, not the file), else the file's own text
-        // where the file is the model.
-        const holds = !reading.checked;
-        if ((holds && offer !== null) || reading.text !== null) engine.keepModel(reading.model, reading.text, holds ? offer : null);
-        if (holds) offer = null;
+        // document or a request, read by the engine with the first plan; an imported model is the engine's answer,
+        // not the file), else the file's own text where the file is the model.
+        if (!reading.checked && (offer !== null || reading.text !== null)) {
+          engine.keepModel(reading.model, reading.text, offer);
+          offer = null;
+        }
         const { model, ...rest } = store.state;
         this.probation = reading.checked ? null
           : { model: reading.model, previous: { ...structuredClone(rest), model }, example: byId('example-select', HTMLSelectElement).value,

@@ -265,7 +265,7 @@ export class EngineClient {
     const offered = offer === undefined || offer === null ? undefined : this.offers.get(offer);
     /** @type {{model: object, ref: number, bytes: Uint8Array}} */
     let kept;
-    if (offered && offer !== undefined && offer !== null) {
+    if (offered !== undefined && typeof offer === 'number') {
       this.offers.delete(offer);
       kept = { model, ref: offer, bytes: offered };
     } else {
