@@ -168,6 +168,8 @@ loader.attach();
  * @returns {Promise<import('./js/types.js').EngineResponse>}
  */
 async function askCluster(request) {
+  // The page's first plan goes first: the hint is not worth delaying it.
+  if (!runner.current) await runner.idle();
   for (;;) {
     try {
       return await engine.run('cluster', request, { retryable: true }).result;
@@ -469,6 +471,8 @@ async function start() {
   const linked = isStateLink(location.hash) && await loadFromLink(location.hash, t('The page shows the default example instead.'));
   if (!linked) {
     await loader.loadDefault(boot?.example ?? null, defaultExample);
+    // The example's plan went at once; a search (an embed's scatter) starts once the engine has loaded.
+    await engine.ready.catch(() => {});
     runSearchIfShown(false);
   }
   status.update();

@@ -5,15 +5,18 @@
 // (its slicedCommands(): balance, search) is started, run slice by slice through the module's WorkSession with
 // progress between slices, answered, and cancellable between slices; every other command is one call.
 // Messages in:
-//   {type: 'call', id, command, request}    a command answered at once (estimate, import, export, compare, cluster);
-//                                            request is a JSON string
-//   {type: 'start', id, command, request}   long work in slices (a command of `sliced`)
-//   {type: 'cancel', id}                    stop that work between two slices; its result so far is the answer
+//   {type: 'run', id, command, request}     a command (request: a JSON string): long work in slices when the engine
+//                                            runs it so (its slicedCommands(): balance, search), else answered at
+//                                            once (estimate, import, export, compare, cluster). Runs that come before
+//                                            the engine has loaded wait for it, in the order they came: the page's
+//                                            first plan need not wait for the ready message to cross to the page
+//   {type: 'cancel', id}                    stop that work between two slices; its result so far is the answer. A
+//                                            run still waiting for the engine is dropped, unanswered
 //   {type: 'model', ref, bytes}             keep a model document (its JSON text as UTF-8 bytes, a transferred buffer;
 //                                            a ppb.model.v1 document or a request holding one) under ref: the engine
 //                                            reads it once (its keepModel) and requests name it
 //   {type: 'drop-model', ref}               forget it
-//   A 'call' or 'start' with `model: ref` has a request without its model; the engine takes the kept one.
+//   A 'run' with `model: ref` has a request without its model; the engine takes the kept one.
 // Messages out:
 //   {type: 'ready', version, sliced, schedules, devices, limits} | {type: 'fatal', error}   once; sliced: the commands
 //                                            run in slices; schedules: the engine's schedules() (the chunk counts each
@@ -26,7 +29,7 @@
 //                                            response of its command (not proven; notes say it is still running),
 //                                            when it is better than the last one sent, at most every
 //                                            INTERIM_EVERY_MS; the 'response' follows as always
-//   {type: 'response', id, response}        the answer of a call or a start: the engine's response JSON string
+//   {type: 'response', id, response}        the answer of a run: the engine's response JSON string
 //   {type: 'dead', id, error}               the module threw (abort, out of memory): it cannot be trusted any
 //                                            more; the page replaces this worker
 //   {type: 'warm', ms}                      the warm-up after loading is over (ms: the time it took)
@@ -65,6 +68,8 @@
   const models = new Map();
   /** @type {Map<number, Uint8Array>} model documents that came before the engine was ready, kept once it is */
   const waiting = new Map();
+  /** @type {any[]} runs that came before the engine was ready, run once it is (in the order they came) */
+  const queued = [];
 
   /**
    * Has the engine read and keep a model document under the page's reference (replacing one kept under it).
@@ -251,6 +256,7 @@
           schedules: JSON.parse(module.schedules()).schedules, devices: JSON.parse(module.devicePresets()).devices,
           limits: JSON.parse(module.limits()) });
         // After the page's first calls (the plan of the example it opens with) have had their turn.
+        for (const message of queued.splice(0)) run(message);
         warmUp().catch((error) => die(null, error));
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),
@@ -259,11 +265,42 @@
     post({ type: 'fatal', error: String(error) });
   }
 
+  /**
+   * Runs one command of the page's: long work in slices, or a call answered at once.
+   * @param {{id: number, command: string, request?: string, model?: number}} message
+   */
+  function run(message) {
+    const { id, command } = message;
+    const request = message.request === undefined ? '' : message.request;
+    const kept = keptModelOf(message);
+    if (kept === null) {
+      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+        { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
+      return;
+    }
+    if (sliced.includes(command)) {
+      runSliced(id, command, request, kept).catch((error) => die(id, error));
+      return;
+    }
+    if (CALLS.has(command)) {
+      try {
+        post({ type: 'response', id, response: kept === undefined ? engine[command](request) : engine.runKept(command, request, kept) });
+      } catch (error) {
+        die(id, error);
+      }
+      return;
+    }
+    post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
+      { code: 'COMMAND_UNKNOWN', path: '', message: `The worker runs no ${String(command)}: it runs ${[...sliced, ...CALLS].join(', ')}.` }] }) });
+  }
+
   self.addEventListener('message', (/** @type {MessageEvent} */ event) => {
     const message = event.data;
     if (message.type === 'cancel') {
       const control = sessions.get(message.id);
       if (control) control.cancelled = true;
+      const waits = queued.findIndex((m) => m.id === message.id);
+      if (waits >= 0) queued.splice(waits, 1);
       return;
     }
     if (message.type === 'model') {
@@ -284,34 +321,13 @@
       drop(message.ref);
       return;
     }
-    const { id } = message;
+    if (message.type !== 'run') {
+      post({ type: 'response', id: message.id, response: JSON.stringify({ ok: false, errors: [
+        { code: 'COMMAND_UNKNOWN', path: '', message: `The worker has no message ${String(message.type)}: it takes run, cancel, model and drop-model.` }] }) });
+      return;
+    }
     lastCall = Math.max(lastCall, performance.now());
-    const request = message.request === undefined ? '' : message.request;
-    if (!engine) {
-      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-        { code: 'ENGINE_NOT_READY', path: '', message: 'The engine has not finished loading.' }] }) });
-      return;
-    }
-    const kept = keptModelOf(message);
-    if (kept === null) {
-      post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-        { code: 'MODEL_NOT_KEPT', path: '/model', message: 'The worker does not hold the model this request refers to; load the model again.' }] }) });
-      return;
-    }
-    if (message.type === 'start' && sliced.includes(message.command)) {
-      runSliced(id, message.command, request, kept).catch((error) => die(id, error));
-      return;
-    }
-    if (message.type === 'call' && CALLS.has(message.command)) {
-      try {
-        post({ type: 'response', id, response: kept === undefined ? engine[message.command](request) : engine.runKept(message.command, request, kept) });
-      } catch (error) {
-        die(id, error);
-      }
-      return;
-    }
-    post({ type: 'response', id, response: JSON.stringify({ ok: false, errors: [
-      { code: 'COMMAND_UNKNOWN', path: '', message: `The worker has no ${String(message.type)} for ${String(message.command)}: `
-        + `start runs ${sliced.join(', ')}; call runs ${[...CALLS].join(', ')}.` }] }) });
+    if (!engine) queued.push(message);
+    else run(message);
   });
 })();

@@ -171,7 +171,7 @@ export async function buildPreset(page, preset, states = ['ready']) {
 }
 
 /**
- * Records every command the page sends its engine worker (call and start messages), before any page script runs;
+ * Records every command the page sends its engine worker (its run messages), before any page script runs;
  * workerRequests reads them back. What the page asks is what the engine answers, whatever the page then shows.
  * @param {import('playwright-core').Page} page
  */
@@ -182,7 +182,7 @@ export async function recordWorkerRequests(page) {
     /** @type {any} */ (window).__sentToWorker = sent;
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (/** @type {any} */ message, /** @type {any} */ ...rest) {
-      if (message && (message.type === 'call' || message.type === 'start')) {
+      if (message && message.type === 'run') {
         sent.push({ command: message.command, request: typeof message.request === 'string' ? JSON.parse(message.request) : message.request });
       }
       return post.call(this, message, ...rest);
@@ -309,7 +309,7 @@ export async function crashWorker(page, how) {
   if (!worker) throw new Error('the page has no worker to crash');
   await worker.evaluate((kind) => {
     if (kind === 'abort') {
-      self.dispatchEvent(new MessageEvent('message', { data: { type: 'call', id: -1, command: 'estimate', request: 0 } }));
+      self.dispatchEvent(new MessageEvent('message', { data: { type: 'run', id: -1, command: 'estimate', request: 0 } }));
     } else {
       setTimeout(() => {
         throw new Error('crash injected by the test');

@@ -224,21 +224,22 @@ export class ModelLoader {
    * @param {string} file the example's file name
    */
   async loadDefault(early, file) {
-    const { store, controls, banners, engine, runner } = this.parts;
+    const { store, controls, banners, runner } = this.parts;
     try {
       const model = await (early ?? readExample(file).then((text) => JSON.parse(text)));
       const example = EXAMPLES.find((e) => e.file === file);
       const state = { ...initialState(model, model.name ?? example?.label ?? file), ui: { ...store.state.ui } };
       if (example) applyExampleDefaults(state, example);
       store.replace(state);
+      // Asked for at once, first (before the controls' own questions, such as the cluster's): the worker runs it as
+      // soon as the engine has loaded, without waiting for the page to hear so.
+      if (store.state.model.layers?.length) runner.request(true);
       this.showModel();
       controls.show(store.state, store.info);
       byId('example-select', HTMLSelectElement).value = file;
     } catch (error) {
       banners.show('example', 'error', t('The default example could not be loaded ({reason}). Choose a file to start.', { reason: error instanceof Error ? error.message : String(error) }));
     }
-    await engine.ready.catch(() => {});
-    if (store.state.model.layers?.length) runner.request(true);
   }
 
   /**

@@ -72,6 +72,16 @@ export class PlanRunner {
     this.stopped = false;
     /** Counts the plans asked for: the plan shown answers the latest when its count is this. */
     this.asked = 0;
+    /** @type {(() => void)[]} who waits for the plans asked for to be done (idle()) */
+    this.idleWaiters = [];
+  }
+
+  /**
+   * Resolves once no plan is being computed (at once when none is).
+   * @returns {Promise<void>}
+   */
+  idle() {
+    return this.running ? new Promise((resolve) => { this.idleWaiters.push(resolve); }) : Promise.resolve();
   }
 
   /** Whether the plan shown is the one the inputs describe (asked for by the latest inputs, and they have no error). */
@@ -112,6 +122,7 @@ export class PlanRunner {
       this.running = false;
       this.parts.status.setBusy('plan', this.pending);
       if (!this.pending) this.parts.status.setComputing(false);
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
     }
   }
 
@@ -125,7 +136,8 @@ export class PlanRunner {
 
   async runOne() {
     const { engine, store, status, errors, banners } = this.parts;
-    if (!status.engineLoaded) return;
+    // Before the engine has loaded the request waits for it in the worker; an engine that failed to load runs none.
+    if (status.engineFailed) return;
     const { command, request, held } = planRequest(store.state);
     const asked = this.asked;
     // A model that could not be read before these inputs were sent is old news once their plan is shown.
@@ -161,7 +173,8 @@ export class PlanRunner {
         await engine.ready.catch(() => {});
         return;
       }
-      banners.show('plan-failure', 'error', `The plan could not be computed: ${error instanceof Error ? error.message : error}`);
+      // An engine that could not be loaded is said once, by the page's status.
+      if (error !== engine.loadError) banners.show('plan-failure', 'error', `The plan could not be computed: ${error instanceof Error ? error.message : error}`);
       return;
     } finally {
       this.job = null;

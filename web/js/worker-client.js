@@ -13,15 +13,17 @@ export class CancelledError extends Error {}
  * @typedef {'estimate' | 'balance' | 'search' | 'import' | 'export' | 'compare' | 'cluster'} Command
  * @typedef {{resolve: (value: EngineResponse) => void, reject: (reason: Error) => void,
  *            onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void,
- *            sliced: boolean, retryable: boolean}} Waiter
- *   onInterim: a balance still running sent its best plan so far (its answer follows); retryable: a quick question
- *   its caller asks again when the call fails, so it does not hold back replacing the worker to stop another call
+ *            command: Command, sliced: boolean | null, retryable: boolean}} Waiter
+ *   onInterim: a balance still running sent its best plan so far (its answer follows); sliced: whether the engine
+ *   runs the command in slices, null until the worker has said which (its ready message); retryable: a quick
+ *   question its caller asks again when the call fails, so it does not hold back replacing the worker to stop
+ *   another call
  * @typedef {{version: string, sliced: string[], schedules: ScheduleFacts[], devices: DevicePresetFacts[],
  *            limits: EngineLimits | null}} EngineInfo sliced: the commands the
  *   engine runs in slices (started, with progress, cancelled between slices); any other call is cancelled by replacing
  *   the worker. schedules: the engine's schedules, the chunk counts each runs; devices: its device presets; limits:
  *   the caps the page checks before it sends a document (null until the engine is ready)
- * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command, sliced: boolean}} Job
+ * @typedef {{result: Promise<EngineResponse>, cancel: () => void, started: number, command: Command}} Job
  */
 
 export class EngineClient {
@@ -43,6 +45,9 @@ export class EngineClient {
     this.worker = null;
     /** whether the current worker has said 'ready' */
     this.loaded = false;
+    /** Why the current worker's engine could not be loaded: the answer to every command, once it is known. */
+    /** @type {Error | null} */
+    this.loadError = null;
     /** How many calls were cancelled while they ran (a test hook). */
     this.cancelledCalls = 0;
     /** The models the worker keeps, by object, with their reference and their document as UTF-8 (the newest last). */
@@ -68,6 +73,7 @@ export class EngineClient {
   start(started = null) {
     const worker = started?.worker ?? new Worker(this.workerUrl);
     this.worker = worker;
+    this.loadError = null;
     // A new worker (after a death or a cancel) gets the models the page refers to again.
     for (const kept of this.models) this.postModel(kept, worker);
     for (const [ref, bytes] of this.offers) this.postModel({ ref, bytes }, worker);
@@ -80,12 +86,13 @@ export class EngineClient {
             this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : [],
               schedules: Array.isArray(message.schedules) ? message.schedules : [],
               devices: Array.isArray(message.devices) ? message.devices : [], limits: message.limits ?? null };
+            // The runs sent before this learn how they run.
+            for (const waiter of this.pending.values()) waiter.sliced = this.info.sliced.includes(waiter.command);
             performance.mark('ppb:engine-ready');
             resolve(this.info);
             break;
           case 'fatal':
-            reject(new Error(`the engine could not be loaded: ${message.error}`));
-            this.failAll(new Error(`the engine could not be loaded: ${message.error}`));
+            loadFailed(String(message.error));
             break;
           case 'warm':
             this.warmUpMs = Number(message.ms);
@@ -126,12 +133,14 @@ export class EngineClient {
       const fail = (reason) => {
         if (worker !== this.worker) return;
         // Before 'ready' this is a load failure; afterwards the worker is gone.
-        if (!this.loaded) {
-          reject(new Error(`the engine could not be loaded: ${reason}`));
-          this.failAll(new Error(`the engine could not be loaded: ${reason}`));
-          return;
-        }
-        this.died(reason);
+        if (!this.loaded) loadFailed(reason);
+        else this.died(reason);
+      };
+      /** @param {string} reason */
+      const loadFailed = (reason) => {
+        this.loadError = new Error(`the engine could not be loaded: ${reason}`);
+        reject(this.loadError);
+        this.failAll(this.loadError);
       };
       worker.addEventListener('message', (event) => handle(event.data));
       worker.addEventListener('error', (event) => {
@@ -188,10 +197,12 @@ export class EngineClient {
   }
 
   /**
-   * Starts one command: long work (a command of info.sliced) as a 'start', anything else as a 'call'. cancel() stops
-   * it: long work stops between two slices and its result still arrives (a search's partial result, a balance's best
-   * plan so far); any other call fails at once with CancelledError, and when nothing else runs in the worker, the worker is replaced
-   * so that the engine stops working on it (the next call waits for the new one).
+   * Starts one command at once, before the engine has loaded too (the worker runs it as soon as the engine has): long
+   * work in slices (a command of info.sliced), anything else answered at once. cancel() stops it: long work stops
+   * between two slices and its result still arrives (a search's partial result, a balance's best plan so far); a
+   * command still waiting for the engine to load is dropped; any other call fails at once with CancelledError, and
+   * when nothing else runs in the worker, the worker is replaced so that the engine stops working on it (the next
+   * call goes to the new one).
    * @param {Command} command
    * @param {object} request
    * @param {{onProgress?: (progress: Progress) => void, onInterim?: (response: EngineResponse) => void,
@@ -208,20 +219,21 @@ export class EngineClient {
     const job = {
       command,
       started: performance.now(),
-      sliced: false,
-      result: Promise.resolve(/** @type {EngineResponse} */ ({ ok: false, errors: [] })),
+      result: new Promise((resolve, reject) => {
+        if (this.loadError) {
+          reject(this.loadError);
+          return;
+        }
+        const sliced = this.loaded ? this.info.sliced.includes(command) : null;
+        this.pending.set(id, { resolve, reject, onProgress, onInterim, command, sliced, retryable });
+        this.worker?.postMessage({ type: 'run', id, command, request: text, model: ref });
+      }),
       cancel: () => {
         if (cancelled) return;
         cancelled = true;
         this.cancel(id);
       },
     };
-    job.result = this.ready.then(() => new Promise((resolve, reject) => {
-      job.sliced = this.info.sliced.includes(command);
-      this.pending.set(id, { resolve, reject, onProgress, onInterim, sliced: job.sliced, retryable });
-      this.worker?.postMessage({ type: job.sliced ? 'start' : 'call', id, command, request: text, model: ref });
-      if (cancelled) this.cancel(id);
-    }));
     return job;
   }
 
@@ -314,12 +326,12 @@ export class EngineClient {
     const waiter = this.pending.get(id);
     if (!waiter) return;
     this.cancelledCalls += 1;
-    if (waiter.sliced) {
-      this.worker?.postMessage({ type: 'cancel', id });
-      return;
-    }
+    if (waiter.sliced !== false) this.worker?.postMessage({ type: 'cancel', id });
+    if (waiter.sliced) return;
     this.pending.delete(id);
     waiter.reject(new CancelledError('cancelled'));
+    // Sent before the engine had loaded: the worker drops it.
+    if (waiter.sliced === null) return;
     // The engine is inside this call and cannot be interrupted: a fresh worker stops it, unless other calls wait
     // for this one (they would fail too), in which case its answer is dropped when it comes. Calls their callers ask
     // again do not count.
