@@ -55,9 +55,14 @@ let measurer;
 /** @type {Map<string, number>} */
 const measured = new Map();
 
+/** The one font size text is measured at: a width at any other size is this one's scaled (a canvas measures text
+ *  unhinted, so widths grow in proportion to the size), and each size measured would cost its own font lookup. */
+const MEASURE_PX = 100;
+
 /**
- * Width of a label in px, in the charts' font: measured on a canvas (no page layout involved), remembered per
- * label; where no canvas exists, estimated at 0.56 em per character (0.6 bold), system sans-serif's average.
+ * Width of a label in px, in the charts' font: measured on a canvas (no page layout involved) at MEASURE_PX and
+ * scaled, remembered per label and weight; where no canvas exists, estimated at 0.56 em per character (0.6 bold),
+ * system sans-serif's average.
  * @param {string} content
  * @param {number} fontSize
  * @param {number} [weight] font weight
@@ -66,26 +71,25 @@ const measured = new Map();
 export function textWidth(content, fontSize, weight = 400) {
   if (measurer === undefined) measurer = globalThis.document?.createElement('canvas').getContext('2d') ?? null;
   if (!measurer) return content.length * fontSize * (weight >= 600 ? 0.6 : 0.56);
-  const key = `${fontSize}|${weight}|${content}`;
+  const key = `${weight}|${content}`;
   let width = measured.get(key);
   if (width === undefined) {
-    measurer.font = `${weight} ${fontSize}px ${CHART_FONT}`;
+    const font = `${weight} ${MEASURE_PX}px ${CHART_FONT}`;
+    if (measurer.font !== font) measurer.font = font;
     width = measurer.measureText(content).width;
     if (measured.size > 20000) measured.clear();
     measured.set(key, width);
   }
-  return width;
+  return (width * fontSize) / MEASURE_PX;
 }
 
 /**
- * Measures a label in each size and weight the charts write, so that the browser has looked up their font before the
- * first plan comes (the first measurement in each costs tens of milliseconds, hundreds on a busy machine; done while
- * the engine loads, the first drawing does not wait for it).
+ * Measures a label in each weight the charts write, so that the browser has looked up their font before the first
+ * plan comes (each lookup costs milliseconds, tens on a busy machine; done while the engine loads, the first drawing
+ * does not wait for it).
  */
 export function prepareTextWidths() {
-  for (const size of [10, 10.5, 11, 12, 12.5]) {
-    for (const weight of [400, 600]) textWidth('0123456789 ms', size, weight);
-  }
+  for (const weight of [400, 600]) textWidth('0123456789 ms', MEASURE_PX, weight);
 }
 
 /**

@@ -7,7 +7,7 @@
 /** @import {Progress} from './types.js' */
 import { el } from './dom.js';
 import { t } from './i18n.js';
-import { ms } from './format.js';
+import { grouped, ms } from './format.js';
 
 /** Calls shorter than this are not shown. */
 export const SHOW_AFTER_MS = 300;
@@ -106,7 +106,7 @@ export function showPageWork(box, label) {
 export function describeBalance(p) {
   const parts = [];
   if (p.phase) parts.push(p.phase);
-  parts.push(t('{n} nodes', { n: p.done.toLocaleString('en-US') }));
+  parts.push(t('{n} nodes', { n: grouped(p.done) }));
   if (p.incumbent_ms !== null) parts.push(t('best so far {time}', { time: ms(p.incumbent_ms) }));
   // A bound of 0 proves nothing yet ("no plan below 0 ms"): said only once it is above 0.
   if (p.lower_bound_ms !== null && p.lower_bound_ms > 0) parts.push(t('no plan below {time}', { time: ms(p.lower_bound_ms) }));
