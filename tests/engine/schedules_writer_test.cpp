@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "helpers.hpp"
+#include "ppb/core/limits.hpp"
+#include "ppb/model/schedule_names.hpp"
+#include "ppb/schedule/shape_rules.hpp"
 
 namespace ppb::test {
 namespace {
@@ -48,6 +51,20 @@ TEST(SchedulesWriter, EveryScheduleWithTheChunkCountsItRuns) {
     EXPECT_EQ(s["v_shape"], e.v_shape) << e.name;
     EXPECT_EQ(s["cost_aware"], e.cost_aware) << e.name;
   }
+}
+
+// The facts above are counted with vpp_runs, which skips the sentences: it must say what
+// vpp_rule_broken says for every schedule and chunk count.
+TEST(SchedulesWriter, TheQuickChunkRuleAgreesWithTheOneThatExplains) {
+  int runs = 0;
+  for (Schedule schedule : all_schedules)
+    for (int vpp = 1; vpp <= static_cast<int>(limits::max_vpp_degree); ++vpp) {
+      EXPECT_EQ(vpp_runs(vpp, schedule), !vpp_rule_broken(vpp, schedule).has_value())
+          << schedule_name(schedule) << " vpp " << vpp;
+      runs += vpp_runs(vpp, schedule) ? 1 : 0;
+    }
+  // From the table above: 5 schedules of one chunk, 4 of two, 4 of 2 to 64 (63 counts each).
+  EXPECT_EQ(runs, 5 * 1 + 4 * 1 + 4 * 63);
 }
 
 }  // namespace

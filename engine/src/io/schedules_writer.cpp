@@ -18,7 +18,7 @@ std::string schedules_json() {
   for (Schedule schedule : all_schedules) {
     int min = 0, max = 0;
     for (int vpp = 1; vpp <= static_cast<int>(limits::max_vpp_degree); ++vpp) {
-      if (vpp_rule_broken(vpp, schedule)) continue;
+      if (!vpp_runs(vpp, schedule)) continue;
       if (min == 0) min = vpp;
       max = vpp;
     }

@@ -139,7 +139,7 @@ void pair_vpp_with_schedules(FieldReader& section, const std::optional<std::vect
   std::string unpaired, why;
   for (int vpp : space.vpp_degrees) {
     bool runs = false;
-    for (Schedule s : space.schedules) runs = runs || !vpp_rule_broken(vpp, s);
+    for (Schedule s : space.schedules) runs = runs || vpp_runs(vpp, s);
     if (runs) continue;
     unpaired += (unpaired.empty() ? "" : ", ") + std::to_string(vpp);
     if (why.empty()) why = vpp_rule_broken(vpp, space.schedules.front())->reason;
@@ -150,7 +150,7 @@ void pair_vpp_with_schedules(FieldReader& section, const std::optional<std::vect
   bool any_pair = false;
   for (std::size_t k = 0; k < space.schedules.size(); ++k) {
     bool runs = false;
-    for (int vpp : space.vpp_degrees) runs = runs || !vpp_rule_broken(vpp, space.schedules[k]);
+    for (int vpp : space.vpp_degrees) runs = runs || vpp_runs(vpp, space.schedules[k]);
     any_pair = any_pair || runs;
     if (!runs && k < schedule_index.size())
       d.warning("IGNORED_FIELD", section.at("schedule") + "/" + std::to_string(schedule_index[k]),

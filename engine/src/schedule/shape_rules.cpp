@@ -33,7 +33,7 @@ std::string group_of(const ScheduleProblem& p, Schedule schedule) {
 
 }  // namespace
 
-int default_vpp_degree(Schedule schedule) { return vpp_rule_broken(1, schedule) ? 2 : 1; }
+int default_vpp_degree(Schedule schedule) { return vpp_runs(1, schedule) ? 1 : 2; }
 
 int splittable_units(const Model& model) {
   return model.body_count() + (model.pinned_first > 0 ? 1 : 0) + (model.pinned_last > 0 ? 1 : 0);
@@ -47,6 +47,11 @@ std::optional<ShapeRule> vpp_rule_broken(int vpp_degree, Schedule schedule) {
       return ShapeRule{rule, rule};
     }
   return std::nullopt;
+}
+
+bool vpp_runs(int vpp_degree, Schedule schedule) {
+  // The shape vpp_rule_broken reads, whose every problem is the chunks'.
+  return schedule_accepts(PipelineShape{1, vpp_degree, 2, schedule});
 }
 
 std::optional<ShapeRule> shape_rule_broken(const PipelineShape& shape) {

@@ -85,7 +85,7 @@ SearchEnumeration enumerate_search_space(const SearchSpace& space, std::int64_t 
           std::int64_t micro_batch_num;
           std::optional<std::int64_t> dp_degree;
         };
-        if (vpp_rule_broken(vpp, schedule)) continue;  // not a combination
+        if (!vpp_runs(vpp, schedule)) continue;  // not a combination
         std::vector<Batch> batches;
         std::string skip;
         if (space.cluster) {

@@ -22,6 +22,9 @@ struct ShapeRule {
 int default_vpp_degree(Schedule schedule);
 // Why a schedule cannot run this vpp_degree, or none when it can.
 std::optional<ShapeRule> vpp_rule_broken(int vpp_degree, Schedule schedule);
+// Whether a schedule runs this vpp_degree (vpp_rule_broken is none), without writing the sentences: for
+// the loops over every schedule and chunk count (the engine's schedule facts, the search's space).
+bool vpp_runs(int vpp_degree, Schedule schedule);
 // The most virtual stages a model's layers split into: its body layers, plus one for each pinned
 // group (which shares a virtual stage only with body layers).
 int splittable_units(const Model& model);
