@@ -85,6 +85,7 @@
     // The estimates and the comparison read the model written compactly (repeated layers with a count), which the
     // engine reads through its general layer reader: the profiler's form above takes a quicker one of its own, and a
     // reader the warm-up never ran stays on the baseline tier (or is not even compiled) for the first such call.
+    /** @type {Record<string, any>} */
     const compact = { ...request, model: compactModel(request.model) };
     for (const pipeline of [{ include_timeline: true }, { schedule: 'interleaved_1f1b', vpp_degree: 2 }, { schedule: 'zb_h1' }]) {
       await idle();
