@@ -255,8 +255,8 @@
         post({ type: 'ready', version: typeof module.version === 'function' ? module.version() : '', sliced,
           schedules: JSON.parse(module.schedules()).schedules, devices: JSON.parse(module.devicePresets()).devices,
           limits: JSON.parse(module.limits()) });
-        // After the page's first calls (the plan of the example it opens with) have had their turn.
         for (const message of queued.splice(0)) run(message);
+        // After the page's first calls (the plan of the example it opens with) have had their turn.
         warmUp().catch((error) => die(null, error));
       },
       (/** @type {unknown} */ error) => post({ type: 'fatal', error: String(error) }),

@@ -86,6 +86,7 @@ export class EngineClient {
             this.info = { version: String(message.version ?? ''), sliced: Array.isArray(message.sliced) ? message.sliced.map(String) : [],
               schedules: Array.isArray(message.schedules) ? message.schedules : [],
               devices: Array.isArray(message.devices) ? message.devices : [], limits: message.limits ?? null };
+            this.loaded = true;
             // The runs sent before this learn how they run.
             for (const waiter of this.pending.values()) waiter.sliced = this.info.sliced.includes(waiter.command);
             performance.mark('ppb:engine-ready');
@@ -151,9 +152,6 @@ export class EngineClient {
         if (worker === this.worker) this.died('a message from the worker could not be read');
       });
       for (const message of started?.adopt() ?? []) handle(message);
-    }).then((info) => {
-      this.loaded = true;
-      return /** @type {EngineInfo} */ (info);
     });
   }
 
